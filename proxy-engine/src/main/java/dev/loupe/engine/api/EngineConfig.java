@@ -1,0 +1,131 @@
+package dev.loupe.engine.api;
+
+import dev.loupe.engine.flow.CapturePolicy;
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Everything the engine needs to run, immutable. Build with {@link #builder(CertificateSource)}.
+ *
+ * @param listen             where the proxy listens (default 127.0.0.1:8080)
+ * @param certificates       certificates for intercepted hosts
+ * @param trustedCas         CAs trusted for upstream verification in addition to the JDK's
+ * @param insecure           skip upstream certificate verification entirely
+ * @param ignoreHosts        CONNECT targets matching this are tunnelled without decryption (null: none)
+ * @param capture            body capture policy
+ * @param limits             HTTP/1.1 parser limits
+ * @param connectTimeout     TCP connect timeout to origins
+ * @param responseTimeout    how long to wait for an origin's response head
+ * @param poolIdleTimeout    how long an idle upstream connection stays in the pool
+ * @param maxIdlePerOrigin   idle upstream connections kept per origin and I/O thread
+ * @param ioThreads          event loop threads (0: Netty's default, two per core)
+ */
+public record EngineConfig(
+    InetSocketAddress listen,
+    CertificateSource certificates,
+    List<X509Certificate> trustedCas,
+    boolean insecure,
+    Pattern ignoreHosts,
+    CapturePolicy capture,
+    Limits limits,
+    Duration connectTimeout,
+    Duration responseTimeout,
+    Duration poolIdleTimeout,
+    int maxIdlePerOrigin,
+    int ioThreads) {
+
+  /**
+   * Parser limits: a request beyond them gets a 400 and the connection is closed.
+   *
+   * @param maxInitialLineLength request/status line
+   * @param maxHeaderSize        the whole header section
+   * @param maxChunkSize         largest body piece handed on at once (not a body size limit)
+   */
+  public record Limits(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize) {
+    public static Limits defaults() {
+      return new Limits(16 * 1024, 64 * 1024, 64 * 1024);
+    }
+  }
+
+  public EngineConfig {
+    Objects.requireNonNull(listen, "listen");
+    Objects.requireNonNull(certificates, "certificates");
+    trustedCas = List.copyOf(trustedCas);
+    Objects.requireNonNull(capture, "capture");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(responseTimeout, "responseTimeout");
+    Objects.requireNonNull(poolIdleTimeout, "poolIdleTimeout");
+  }
+
+  public static Builder builder(CertificateSource certificates) {
+    return new Builder(certificates);
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder(certificates);
+    b.listen = listen;
+    b.trustedCas = new ArrayList<>(trustedCas);
+    b.insecure = insecure;
+    b.ignoreHosts = ignoreHosts;
+    b.capture = capture;
+    b.limits = limits;
+    b.connectTimeout = connectTimeout;
+    b.responseTimeout = responseTimeout;
+    b.poolIdleTimeout = poolIdleTimeout;
+    b.maxIdlePerOrigin = maxIdlePerOrigin;
+    b.ioThreads = ioThreads;
+    return b;
+  }
+
+  /** Whether {@code host} should be tunnelled without interception. */
+  public boolean ignored(String host, int port) {
+    if (ignoreHosts == null) {
+      return false;
+    }
+    return ignoreHosts.matcher(host).find() || ignoreHosts.matcher(host + ":" + port).find();
+  }
+
+  /** Builder with safe defaults: loopback, verified upstreams, 1 MiB capture cap with spill. */
+  public static final class Builder {
+    private final CertificateSource certificates;
+    private InetSocketAddress listen = new InetSocketAddress("127.0.0.1", 8080);
+    private List<X509Certificate> trustedCas = new ArrayList<>();
+    private boolean insecure;
+    private Pattern ignoreHosts;
+    private CapturePolicy capture = CapturePolicy.defaults();
+    private Limits limits = Limits.defaults();
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private Duration responseTimeout = Duration.ofSeconds(120);
+    private Duration poolIdleTimeout = Duration.ofSeconds(60);
+    private int maxIdlePerOrigin = 32;
+    private int ioThreads;
+
+    private Builder(CertificateSource certificates) {
+      this.certificates = Objects.requireNonNull(certificates, "certificates");
+    }
+
+    public Builder listen(InetSocketAddress a) { listen = a; return this; }
+    public Builder trustCa(X509Certificate ca) { trustedCas.add(ca); return this; }
+    public Builder trustCas(List<X509Certificate> cas) { trustedCas.addAll(cas); return this; }
+    public Builder insecure(boolean b) { insecure = b; return this; }
+    public Builder ignoreHosts(Pattern p) { ignoreHosts = p; return this; }
+    public Builder capture(CapturePolicy p) { capture = p; return this; }
+    public Builder limits(Limits l) { limits = l; return this; }
+    public Builder connectTimeout(Duration d) { connectTimeout = d; return this; }
+    public Builder responseTimeout(Duration d) { responseTimeout = d; return this; }
+    public Builder poolIdleTimeout(Duration d) { poolIdleTimeout = d; return this; }
+    public Builder maxIdlePerOrigin(int n) { maxIdlePerOrigin = n; return this; }
+    public Builder ioThreads(int n) { ioThreads = n; return this; }
+
+    public EngineConfig build() {
+      return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
+          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.loupe.engine.api;
+
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.relay.ClientInitializer;
+import dev.loupe.engine.internal.relay.EngineContext;
+import dev.loupe.engine.internal.tls.MitmContexts;
+import dev.loupe.engine.internal.tls.UpstreamTls;
+import dev.loupe.engine.internal.transport.Transports;
+import dev.loupe.engine.internal.transport.UpstreamConnector;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A running Loupe proxy: one listener, its event loops, the upstream pool, and the
+ * {@link FlowStore} it records into. Start with {@link #start}, stop with {@link #close()}.
+ *
+ * <p>Thread-safe.
+ */
+public final class ProxyEngine implements AutoCloseable {
+  private final EngineConfig config;
+  private final FlowStore store;
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final ExecutorService blocking;
+  private final UpstreamConnector connector;
+  private final Channel listener;
+
+  private ProxyEngine(EngineConfig config, FlowStore store) throws IOException {
+    this.config = config;
+    this.store = store;
+    this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
+    SslContext upstreamTls = UpstreamTls.clientContext(config.trustedCas(), config.insecure());
+    this.connector = new UpstreamConnector(upstreamTls, !config.insecure(), blocking, config.connectTimeout(),
+        config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
+        config.limits().maxHeaderSize(), config.limits().maxChunkSize());
+    MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
+    EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);
+    this.boss = Transports.newGroup(1, "loupe-accept");
+    this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
+    try {
+      this.listener = new ServerBootstrap()
+          .group(boss, workers)
+          .channel(Transports.serverChannel())
+          .option(ChannelOption.SO_BACKLOG, 1024)
+          .option(ChannelOption.SO_REUSEADDR, true)
+          .childOption(ChannelOption.AUTO_READ, false)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+          .childHandler(new ClientInitializer(ctx))
+          .bind(config.listen())
+          .sync()
+          .channel();
+    } catch (Exception e) {
+      shutdownGroups();
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Binds the listener and starts serving. Throws if the address cannot be bound. */
+  public static ProxyEngine start(EngineConfig config, FlowStore store) throws IOException {
+    return new ProxyEngine(config, store);
+  }
+
+  /** The bound address (with the real port when 0 was asked for). */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) listener.localAddress();
+  }
+
+  public EngineConfig config() {
+    return config;
+  }
+
+  public FlowStore flows() {
+    return store;
+  }
+
+  /** Idle pooled upstream connections, for tests and diagnostics. */
+  public int idleUpstreamConnections() {
+    return connector.idleCount();
+  }
+
+  /** Which I/O transport is in use ("epoll" or "nio"). */
+  public static String transport() {
+    return Transports.name();
+  }
+
+  /** Stops listening, closes every connection and waits (up to a few seconds) for the loops to end. */
+  @Override
+  public void close() {
+    listener.close().syncUninterruptibly();
+    connector.closeAll();
+    shutdownGroups();
+  }
+
+  private void shutdownGroups() {
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    boss.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    blocking.shutdownNow();
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

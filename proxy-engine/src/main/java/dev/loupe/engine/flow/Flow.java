@@ -1,0 +1,183 @@
+package dev.loupe.engine.flow;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What Loupe records about one exchange (or one tunnel): heads, bodies, timings, connection and
+ * TLS details, WebSocket messages, the tier, and an error when it failed.
+ *
+ * <h3>Threads</h3>
+ * The engine writes a flow from the event loop that owns the exchange; the setters are for the
+ * engine. Any thread may read: fields are volatile or thread-safe collections, and every write is
+ * followed by a {@link FlowStore} event, so a listener reading a flow after an event sees at least
+ * that event's state.
+ */
+public final class Flow {
+  private final long id;
+  private final Instant startedAt;
+  private final Timings timings = new Timings();
+  private final Body requestBody;
+  private final Body responseBody;
+  private final List<ResponseHead> informational = new CopyOnWriteArrayList<>();
+  private final List<WebSocketMessage> webSocketMessages = new CopyOnWriteArrayList<>();
+
+  private volatile FlowState state = FlowState.IN_FLIGHT;
+  private volatile FlowTier tier = FlowTier.RELAY;
+  private volatile String clientProtocol;
+  private volatile String serverProtocol;
+  private volatile ConnectionInfo clientConnection;
+  private volatile ConnectionInfo serverConnection;
+  private volatile RequestHead request;
+  private volatile ResponseHead response;
+  private volatile Headers requestTrailers = Headers.EMPTY;
+  private volatile Headers responseTrailers = Headers.EMPTY;
+  private volatile FlowError error;
+  private volatile boolean webSocket;
+  private volatile int webSocketCloseCode = -1;
+  private volatile String webSocketCloseReason;
+  private volatile long tunnelBytesClientToServer;
+  private volatile long tunnelBytesServerToClient;
+
+  public Flow(long id, Instant startedAt, CapturePolicy capture) {
+    this.id = id;
+    this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
+    this.requestBody = new Body(capture);
+    this.responseBody = new Body(capture);
+  }
+
+  /** Unique within this Loupe process, increasing in order of arrival. */
+  public long id() { return id; }
+
+  /** Wall-clock time the request (or CONNECT) arrived. */
+  public Instant startedAt() { return startedAt; }
+
+  public Timings timings() { return timings; }
+
+  public Body requestBody() { return requestBody; }
+
+  public Body responseBody() { return responseBody; }
+
+  /** 1xx responses relayed before the final response, in order. */
+  public List<ResponseHead> informationalResponses() { return informational; }
+
+  public List<WebSocketMessage> webSocketMessages() { return webSocketMessages; }
+
+  public FlowState state() { return state; }
+
+  public FlowTier tier() { return tier; }
+
+  /** e.g. {@code HTTP/1.1}; for a tunnel, what the client spoke if known. */
+  public String clientProtocol() { return clientProtocol; }
+
+  /** e.g. {@code HTTP/1.1}, or null when no upstream exchange happened. */
+  public String serverProtocol() { return serverProtocol; }
+
+  public ConnectionInfo clientConnection() { return clientConnection; }
+
+  public ConnectionInfo serverConnection() { return serverConnection; }
+
+  public RequestHead request() { return request; }
+
+  /** The final response head, or null. */
+  public ResponseHead response() { return response; }
+
+  public Headers requestTrailers() { return requestTrailers; }
+
+  public Headers responseTrailers() { return responseTrailers; }
+
+  public FlowError error() { return error; }
+
+  public boolean isWebSocket() { return webSocket; }
+
+  /** Close code from the first close frame seen, or -1. */
+  public int webSocketCloseCode() { return webSocketCloseCode; }
+
+  public String webSocketCloseReason() { return webSocketCloseReason; }
+
+  public long tunnelBytesClientToServer() { return tunnelBytesClientToServer; }
+
+  public long tunnelBytesServerToClient() { return tunnelBytesServerToClient; }
+
+  public boolean isTunnel() { return tier == FlowTier.TUNNEL; }
+
+  // ---- engine side -------------------------------------------------------------------------
+
+  public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
+
+  public void clientProtocol(String p) { clientProtocol = p; }
+
+  public void serverProtocol(String p) { serverProtocol = p; }
+
+  public void clientConnection(ConnectionInfo c) { clientConnection = c; }
+
+  public void serverConnection(ConnectionInfo c) { serverConnection = c; }
+
+  public void request(RequestHead r) { request = r; }
+
+  public void response(ResponseHead r) {
+    if (r.informational()) {
+      informational.add(r);
+    } else {
+      response = r;
+    }
+  }
+
+  public void requestTrailers(Headers h) { requestTrailers = Objects.requireNonNull(h, "trailers"); }
+
+  public void responseTrailers(Headers h) { responseTrailers = Objects.requireNonNull(h, "trailers"); }
+
+  public void webSocket(boolean ws) { webSocket = ws; }
+
+  public void addWebSocketMessage(WebSocketMessage m) { webSocketMessages.add(m); }
+
+  public void webSocketClosed(int code, String reason) {
+    if (webSocketCloseCode < 0) {
+      webSocketCloseCode = code;
+      webSocketCloseReason = reason;
+    }
+  }
+
+  public void addTunnelBytes(long clientToServer, long serverToClient) {
+    tunnelBytesClientToServer += clientToServer;
+    tunnelBytesServerToClient += serverToClient;
+  }
+
+  /** Ends the flow normally. No-op if it already ended. */
+  public void complete() {
+    if (state == FlowState.IN_FLIGHT) {
+      requestBody.complete();
+      responseBody.complete();
+      state = FlowState.COMPLETE;
+    }
+  }
+
+  /** Ends the flow with an error. The first error wins. */
+  public void fail(FlowError e) {
+    if (state == FlowState.IN_FLIGHT) {
+      error = Objects.requireNonNull(e, "error");
+      requestBody.complete();
+      responseBody.complete();
+      state = FlowState.FAILED;
+    }
+  }
+
+  /** Heap bytes held by this flow's captured bodies and messages (approximate). */
+  public long memoryFootprint() {
+    long n = requestBody.memoryFootprint() + responseBody.memoryFootprint();
+    for (WebSocketMessage m : webSocketMessages) {
+      n += m.payload().length + 64;
+    }
+    return n + 512;
+  }
+
+  @Override
+  public String toString() {
+    RequestHead r = request;
+    ResponseHead s = response;
+    return "Flow#" + id + " " + (r == null ? "?" : r.method() + " " + r.url())
+        + " -> " + (s == null ? (error == null ? "..." : error.toString()) : String.valueOf(s.status()));
+  }
+}

@@ -1,0 +1,240 @@
+package dev.loupe.engine.flow;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Holds the session's flows in arrival order and publishes {@link FlowEvent}s to listeners.
+ *
+ * <h3>Delivery</h3>
+ * Publishing never blocks the caller (an event loop): each listener has its own queue and delivery
+ * thread. {@code UPDATED} events for a flow already waiting in the queue are coalesced, and are
+ * dropped once a queue holds more than its capacity; {@code ADDED} and {@code COMPLETED} always go
+ * through.
+ *
+ * <h3>Memory budget</h3>
+ * When captured bodies held on the heap exceed the budget, the bodies of the oldest completed flows
+ * (in order of completion) move to spill files until the store is back under the budget. Nothing
+ * captured is dropped. Each completed flow is spilled at most once, so keeping to the budget costs
+ * amortised O(1) per completion however many flows the session holds.
+ */
+public final class FlowStore {
+  private static final Logger LOG = Logger.getLogger(FlowStore.class.getName());
+  public static final long DEFAULT_MEMORY_BUDGET = 256L << 20;
+
+  private final Map<Long, Flow> flows = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Flow> order = new ConcurrentLinkedQueue<>();
+  /** Completed flows whose bodies still hold heap, oldest completion first. */
+  private final ConcurrentLinkedQueue<Flow> resident = new ConcurrentLinkedQueue<>();
+  private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+  private final AtomicLong nextId = new AtomicLong(1);
+  private final AtomicLong heapBytes = new AtomicLong();
+  private final long memoryBudget;
+
+  public FlowStore() {
+    this(DEFAULT_MEMORY_BUDGET);
+  }
+
+  public FlowStore(long memoryBudgetBytes) {
+    this.memoryBudget = memoryBudgetBytes;
+  }
+
+  /** The next flow id (ids increase in arrival order). */
+  public long nextId() {
+    return nextId.getAndIncrement();
+  }
+
+  public void add(Flow flow) {
+    flows.put(flow.id(), flow);
+    order.add(flow);
+    publish(new FlowEvent(FlowEvent.Type.ADDED, flow));
+  }
+
+  public void updated(Flow flow) {
+    publish(new FlowEvent(FlowEvent.Type.UPDATED, flow));
+  }
+
+  public void completed(Flow flow) {
+    if (flows.containsKey(flow.id())) {
+      enforceBudget(flow);
+    }
+    publish(new FlowEvent(FlowEvent.Type.COMPLETED, flow));
+  }
+
+  private void enforceBudget(Flow justCompleted) {
+    // Only body bytes are counted: they are what spilling frees. Counting anything else (heads,
+    // WebSocket payloads) would keep the store over budget for good and rescan it on every completion.
+    long held = bodyHeap(justCompleted);
+    if (held > 0) {
+      resident.add(justCompleted);
+      heapBytes.addAndGet(held);
+    }
+    Flow old;
+    while (heapBytes.get() > memoryBudget && (old = resident.poll()) != null) {
+      long freed = old.requestBody().spillToDisk() + old.responseBody().spillToDisk();
+      heapBytes.addAndGet(-freed);
+    }
+  }
+
+  private static long bodyHeap(Flow flow) {
+    return flow.requestBody().memoryFootprint() + flow.responseBody().memoryFootprint();
+  }
+
+  public Flow get(long id) {
+    return flows.get(id);
+  }
+
+  public int size() {
+    return flows.size();
+  }
+
+  /** All flows in arrival order (a copy). */
+  public List<Flow> snapshot() {
+    return new ArrayList<>(order);
+  }
+
+  /** Heap bytes accounted to completed flows' bodies. */
+  public long heapBytes() {
+    return heapBytes.get();
+  }
+
+  /** Forgets every flow and deletes their spill files. */
+  public void clear() {
+    for (Flow f : order) {
+      f.requestBody().release();
+      f.responseBody().release();
+    }
+    order.clear();
+    resident.clear();
+    flows.clear();
+    heapBytes.set(0);
+  }
+
+  public Subscription subscribe(FlowListener listener) {
+    return subscribe(listener, 10_000);
+  }
+
+  /** Subscribes with a queue that holds at most {@code capacity} updates before dropping them. */
+  public Subscription subscribe(FlowListener listener, int capacity) {
+    Subscription s = new Subscription(listener, capacity);
+    subscriptions.add(s);
+    s.thread.start();
+    return s;
+  }
+
+  private void publish(FlowEvent event) {
+    for (Subscription s : subscriptions) {
+      s.offer(event);
+    }
+  }
+
+  /** A listener's queue and delivery thread. */
+  public final class Subscription implements AutoCloseable {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+    private final FlowListener listener;
+    private final int capacity;
+    private final ConcurrentLinkedQueue<FlowEvent> queue = new ConcurrentLinkedQueue<>();
+    private final Set<Long> pendingUpdates = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong delivered = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    private Subscription(FlowListener listener, int capacity) {
+      this.listener = listener;
+      this.capacity = capacity;
+      this.thread = new Thread(this::run, "loupe-flow-listener-" + COUNTER.incrementAndGet());
+      this.thread.setDaemon(true);
+    }
+
+    void offer(FlowEvent e) {
+      if (closed) {
+        return;
+      }
+      if (e.type() == FlowEvent.Type.UPDATED) {
+        if (!pendingUpdates.add(e.flow().id())) {
+          return; // one already waiting: the listener will read the latest state anyway
+        }
+        if (queued.get() >= capacity) {
+          pendingUpdates.remove(e.flow().id());
+          dropped.incrementAndGet();
+          return;
+        }
+      }
+      accepted.incrementAndGet();
+      queue.add(e);
+      queued.incrementAndGet();
+      LockSupport.unpark(thread);
+    }
+
+    private void run() {
+      while (!closed || !queue.isEmpty()) {
+        FlowEvent e = queue.poll();
+        if (e == null) {
+          if (closed) {
+            break;
+          }
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+          continue;
+        }
+        queued.decrementAndGet();
+        if (e.type() == FlowEvent.Type.UPDATED) {
+          pendingUpdates.remove(e.flow().id());
+        }
+        try {
+          listener.onFlowEvent(e);
+        } catch (RuntimeException ex) {
+          LOG.log(Level.WARNING, "flow listener failed on " + e.type() + " of flow " + e.flow().id(), ex);
+        }
+        delivered.incrementAndGet();
+      }
+    }
+
+    /** UPDATED events dropped because the queue was full. */
+    public long droppedUpdates() {
+      return dropped.get();
+    }
+
+    /** Waits until every event published so far has been delivered, or the timeout passes. */
+    public boolean awaitIdle(long timeout, TimeUnit unit) {
+      long deadline = System.nanoTime() + unit.toNanos(timeout);
+      long target = accepted.get();
+      while (delivered.get() < target) {
+        if (System.nanoTime() > deadline) {
+          return false;
+        }
+        LockSupport.parkNanos(1_000_000);
+      }
+      return true;
+    }
+
+    /** Stops delivery after the events already queued; waits up to 5 s for them. */
+    @Override
+    public void close() {
+      closed = true;
+      subscriptions.remove(this);
+      LockSupport.unpark(thread);
+      if (Thread.currentThread() == thread) {
+        return; // closed from inside the listener: the loop ends after this event; joining would wait 5 s
+      }
+      try {
+        thread.join(5_000);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,303 @@
+package dev.loupe.engine.internal.exchange;
+
+import static dev.loupe.engine.internal.exchange.ExchangeCommand.*;
+import static dev.loupe.engine.internal.exchange.ExchangeEvent.*;
+
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.RequestHead;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * One live request/response, protocol neutral and free of I/O: {@link #on(ExchangeEvent)} takes an
+ * event from a leg and returns the commands the legs must execute, in order. It records what it
+ * sees on the {@link Flow} and publishes flow events.
+ *
+ * <h3>Lifecycle</h3>
+ * Request side: {@code AWAITING_HEADERS → AWAITING_UPSTREAM → STREAMING → ENDED}. Response side:
+ * {@code AWAITING_UPSTREAM → AWAITING_HEADERS → STREAMING → ENDED}, or {@code WEBSOCKET} after a
+ * 101. Request data that arrives while the server leg is being set up is held (as opaque payloads)
+ * and replayed once it is ready. Once {@link ExchangeCommand.Finished} has been emitted, later
+ * events only release payloads.
+ *
+ * <h3>Threads</h3>
+ * Confined to the event loop of the client leg that created it.
+ */
+public final class Exchange {
+  enum RequestState { AWAITING_HEADERS, AWAITING_UPSTREAM, STREAMING, ENDED }
+
+  enum ResponseState { AWAITING_UPSTREAM, AWAITING_HEADERS, STREAMING, WEBSOCKET, ENDED }
+
+  private final Flow flow;
+  private final FlowStore store;
+  private final LongSupplier clock;
+  private final ArrayDeque<ExchangeEvent> heldWhileConnecting = new ArrayDeque<>();
+  private RequestState requestState = RequestState.AWAITING_HEADERS;
+  private ResponseState responseState = ResponseState.AWAITING_UPSTREAM;
+  private boolean webSocketRequested;
+  private boolean upstreamHeld;
+  private boolean finished;
+
+  public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
+    this.flow = Objects.requireNonNull(flow, "flow");
+    this.store = Objects.requireNonNull(store, "store");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  public Flow flow() {
+    return flow;
+  }
+
+  public boolean finished() {
+    return finished;
+  }
+
+  /** True while the exchange wants more request body from the client. */
+  public boolean wantsRequestData() {
+    return !finished && requestState == RequestState.STREAMING;
+  }
+
+  public boolean requestEnded() {
+    return requestState == RequestState.ENDED;
+  }
+
+  public boolean isWebSocket() {
+    return responseState == ResponseState.WEBSOCKET;
+  }
+
+  public List<ExchangeCommand> on(ExchangeEvent event) {
+    List<ExchangeCommand> out = new ArrayList<>(4);
+    if (finished) {
+      afterFinish(event, out);
+      return out;
+    }
+    if (event instanceof RequestHeadersReceived e) {
+      onRequestHeaders(e, out);
+    } else if (event instanceof RequestDataReceived e) {
+      onRequestData(e, out);
+    } else if (event instanceof RequestEnded e) {
+      onRequestEnded(e, out);
+    } else if (event instanceof UpstreamReady e) {
+      onUpstreamReady(e, out);
+    } else if (event instanceof UpstreamFailed e) {
+      failBeforeResponse(e.error(), 502, "Bad Gateway", out);
+    } else if (event instanceof ResponseHeadersReceived e) {
+      onResponseHeaders(e, out);
+    } else if (event instanceof ResponseDataReceived e) {
+      out.add(new SendResponseData(e.payload()));
+    } else if (event instanceof ResponseEnded e) {
+      onResponseEnded(e, out);
+    } else if (event instanceof UpstreamBroken e) {
+      onUpstreamBroken(e, out);
+    } else if (event instanceof ClientGone) {
+      onClientGone(out);
+    } else if (event instanceof ResponseTimedOut) {
+      if (responseState == ResponseState.AWAITING_HEADERS) {
+        failBeforeResponse(new FlowError(FlowError.Kind.TIMEOUT,
+            "no response from " + flow.request().authority() + " within the response timeout"),
+            504, "Gateway Timeout", out);
+      }
+    } else if (event instanceof TunnelClosed) {
+      responseState = ResponseState.ENDED;
+      flow.timings().responseEnd(clock.getAsLong());
+      complete(out);
+    }
+    return out;
+  }
+
+  private void onRequestHeaders(RequestHeadersReceived e, List<ExchangeCommand> out) {
+    checkState(requestState == RequestState.AWAITING_HEADERS, "request headers twice");
+    RequestHead head = e.head();
+    webSocketRequested = e.webSocketUpgrade();
+    flow.request(head);
+    if (flow.timings().requestStartNanos() == 0) {
+      flow.timings().requestStart(clock.getAsLong());
+    }
+    store.add(flow);
+    requestState = RequestState.AWAITING_UPSTREAM;
+    upstreamHeld = true;
+    out.add(new OpenUpstream(head.scheme(), head.host(), head.port()));
+  }
+
+  private void onRequestData(RequestDataReceived e, List<ExchangeCommand> out) {
+    switch (requestState) {
+      case AWAITING_UPSTREAM -> heldWhileConnecting.add(e);
+      case STREAMING -> out.add(new SendRequestData(e.payload()));
+      default -> out.add(new Discard(e.payload()));
+    }
+  }
+
+  private void onRequestEnded(RequestEnded e, List<ExchangeCommand> out) {
+    switch (requestState) {
+      case AWAITING_UPSTREAM -> heldWhileConnecting.add(e);
+      case STREAMING -> {
+        flow.requestTrailers(e.trailers());
+        flow.requestBody().complete();
+        requestState = RequestState.ENDED;
+        out.add(new SendRequestEnd(e.trailers()));
+        flow.timings().sendEnd(clock.getAsLong());
+      }
+      default -> requestState = RequestState.ENDED;
+    }
+  }
+
+  private void onUpstreamReady(UpstreamReady e, List<ExchangeCommand> out) {
+    checkState(requestState == RequestState.AWAITING_UPSTREAM, "upstream ready twice");
+    flow.serverConnection(e.connection());
+    flow.serverProtocol(e.protocol());
+    flow.timings().sendStart(clock.getAsLong());
+    requestState = RequestState.STREAMING;
+    responseState = ResponseState.AWAITING_HEADERS;
+    out.add(new SendRequestHead(flow.request()));
+    while (!heldWhileConnecting.isEmpty()) {
+      ExchangeEvent held = heldWhileConnecting.poll();
+      if (held instanceof RequestDataReceived d) {
+        onRequestData(d, out);
+      } else if (held instanceof RequestEnded end) {
+        onRequestEnded(end, out);
+      }
+    }
+    store.updated(flow);
+  }
+
+  private void onResponseHeaders(ResponseHeadersReceived e, List<ExchangeCommand> out) {
+    if (responseState != ResponseState.AWAITING_HEADERS) {
+      throw new IllegalStateException("response head in state " + responseState);
+    }
+    if (e.head().informational()) {
+      flow.response(e.head());
+      if (e.head().status() == 101) {
+        if (!webSocketRequested) {
+          onUpstreamBroken(new UpstreamBroken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+              flow.request().authority() + " switched protocols without being asked")), out);
+          return;
+        }
+        flow.response(new dev.loupe.engine.flow.ResponseHead(101, e.head().reason(),
+            e.head().httpVersion(), e.head().headers()));
+        flow.webSocket(true);
+        flow.timings().responseStart(clock.getAsLong());
+        responseState = ResponseState.WEBSOCKET;
+        requestState = RequestState.ENDED;
+        out.add(new SendResponseHead(e.head()));
+        out.add(new SwitchToWebSocket());
+      } else {
+        out.add(new SendResponseHead(e.head()));
+      }
+      store.updated(flow);
+      return;
+    }
+    flow.response(e.head());
+    flow.timings().responseStart(clock.getAsLong());
+    responseState = ResponseState.STREAMING;
+    out.add(new SendResponseHead(e.head()));
+    store.updated(flow);
+  }
+
+  private void onResponseEnded(ResponseEnded e, List<ExchangeCommand> out) {
+    flow.responseTrailers(e.trailers());
+    flow.timings().responseEnd(clock.getAsLong());
+    responseState = ResponseState.ENDED;
+    out.add(new SendResponseEnd(e.trailers()));
+    boolean requestDone = requestState == RequestState.ENDED;
+    out.add(new ReleaseUpstream(requestDone));
+    upstreamHeld = false;
+    if (!requestDone) {
+      // The origin answered before the request ended (e.g. 413): the rest of the request body has
+      // nowhere to go, and its framing cannot be trusted to find the next request.
+      out.add(new CloseClient(false));
+    }
+    complete(out);
+  }
+
+  private void onUpstreamBroken(UpstreamBroken e, List<ExchangeCommand> out) {
+    switch (responseState) {
+      case AWAITING_UPSTREAM, AWAITING_HEADERS -> failBeforeResponse(e.error(), 502, "Bad Gateway", out);
+      case STREAMING -> {
+        flow.fail(e.error());
+        releaseUpstream(out);
+        // Never fake a complete response: drop the client connection so it sees the truncation.
+        out.add(new CloseClient(true));
+        finish(out);
+      }
+      case WEBSOCKET -> {
+        responseState = ResponseState.ENDED;
+        complete(out);
+      }
+      case ENDED -> { }
+    }
+  }
+
+  private void onClientGone(List<ExchangeCommand> out) {
+    if (responseState == ResponseState.WEBSOCKET) {
+      responseState = ResponseState.ENDED;
+      complete(out);
+      return;
+    }
+    flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client closed the connection before the response ended"));
+    releaseUpstream(out);
+    discardHeld(out);
+    finish(out);
+  }
+
+  private void failBeforeResponse(FlowError error, int status, String reason, List<ExchangeCommand> out) {
+    flow.fail(error);
+    releaseUpstream(out);
+    discardHeld(out);
+    out.add(new SendErrorResponse(status, reason, error.message()));
+    if (requestState != RequestState.ENDED) {
+      out.add(new CloseClient(false));
+    }
+    finish(out);
+  }
+
+  private void releaseUpstream(List<ExchangeCommand> out) {
+    if (upstreamHeld) {
+      upstreamHeld = false;
+      out.add(new ReleaseUpstream(false));
+    }
+  }
+
+  private void discardHeld(List<ExchangeCommand> out) {
+    while (!heldWhileConnecting.isEmpty()) {
+      if (heldWhileConnecting.poll() instanceof RequestDataReceived d) {
+        out.add(new Discard(d.payload()));
+      }
+    }
+  }
+
+  private void complete(List<ExchangeCommand> out) {
+    flow.complete();
+    finish(out);
+  }
+
+  private void finish(List<ExchangeCommand> out) {
+    finished = true;
+    if (flow.state() == FlowState.IN_FLIGHT) {
+      flow.complete();
+    }
+    store.completed(flow);
+    out.add(new Finished());
+  }
+
+  private void afterFinish(ExchangeEvent event, List<ExchangeCommand> out) {
+    if (event instanceof RequestDataReceived d) {
+      out.add(new Discard(d.payload()));
+    } else if (event instanceof ResponseDataReceived d) {
+      out.add(new Discard(d.payload()));
+    } else if (event instanceof RequestEnded) {
+      requestState = RequestState.ENDED;
+    }
+  }
+
+  private static void checkState(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalStateException(message);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.loupe.engine.internal.exchange;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+
+/**
+ * What happened on a leg, in protocol-neutral words. Protocol adapters (HTTP/1.1 now, HTTP/2 and
+ * HTTP/3 later) translate wire frames into these; the {@link Exchange} turns them into commands.
+ * Body payloads are opaque to the exchange: it never reads, copies or releases them, it only hands
+ * them back in a command (forward or discard), so buffer ownership stays with the legs.
+ */
+public sealed interface ExchangeEvent {
+  /** The client's request head; {@code webSocketUpgrade} when it asks to switch to WebSocket. */
+  record RequestHeadersReceived(RequestHead head, boolean webSocketUpgrade) implements ExchangeEvent {}
+
+  /** A piece of the request body. */
+  record RequestDataReceived(Object payload, int length) implements ExchangeEvent {}
+
+  /** The request ended, with trailers (possibly empty). */
+  record RequestEnded(Headers trailers) implements ExchangeEvent {}
+
+  /** The server leg is connected and ready for the request. */
+  record UpstreamReady(ConnectionInfo connection, String protocol) implements ExchangeEvent {}
+
+  /** The server leg could not be set up (DNS, connect, TLS...). */
+  record UpstreamFailed(FlowError error) implements ExchangeEvent {}
+
+  /** A response head (informational or final). */
+  record ResponseHeadersReceived(ResponseHead head) implements ExchangeEvent {}
+
+  /** A piece of the response body. */
+  record ResponseDataReceived(Object payload, int length) implements ExchangeEvent {}
+
+  /** The response ended, with trailers (possibly empty). */
+  record ResponseEnded(Headers trailers) implements ExchangeEvent {}
+
+  /** The server leg failed or closed before the response ended. */
+  record UpstreamBroken(FlowError error) implements ExchangeEvent {}
+
+  /** The client went away. */
+  record ClientGone() implements ExchangeEvent {}
+
+  /** The origin did not send a response head in time. */
+  record ResponseTimedOut() implements ExchangeEvent {}
+
+  /** The WebSocket session that followed a 101 ended (both sides closed). */
+  record TunnelClosed() implements ExchangeEvent {}
+}

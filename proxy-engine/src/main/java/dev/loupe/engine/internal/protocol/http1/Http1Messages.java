@@ -1,0 +1,249 @@
+package dev.loupe.engine.internal.protocol.http1;
+
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * HTTP/1.1 wire messages ⇄ neutral heads, with the RFC 9110 §7.6.1 hop-by-hop rules: connection
+ * options and the fields the {@code Connection} header names never cross the proxy; framing
+ * ({@code Content-Length} / {@code Transfer-Encoding: chunked}) is kept so the encoder re-frames the
+ * same body.
+ */
+public final class Http1Messages {
+  private static final Set<String> HOP_BY_HOP = Set.of(
+      "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+      "te", "trailer", "upgrade");
+
+  private Http1Messages() {}
+
+  public static String versionText(HttpVersion v) {
+    return v.text();
+  }
+
+  public static Headers toHeaders(HttpHeaders h) {
+    if (h.isEmpty()) {
+      return Headers.EMPTY;
+    }
+    List<Headers.Field> fields = new ArrayList<>(h.size());
+    for (Map.Entry<String, String> e : h) {
+      fields.add(new Headers.Field(e.getKey(), e.getValue()));
+    }
+    return Headers.of(fields);
+  }
+
+  public static HttpHeaders toNetty(Headers h) {
+    HttpHeaders out = new DefaultHttpHeaders();
+    for (Headers.Field f : h.fields()) {
+      out.add(f.name(), f.value());
+    }
+    return out;
+  }
+
+  public static ResponseHead toResponseHead(HttpResponse r) {
+    return new ResponseHead(r.status().code(), r.status().reasonPhrase(), r.protocolVersion().text(),
+        toHeaders(r.headers()));
+  }
+
+  /** Names the {@code Connection} header lists, lower-cased, plus the fixed hop-by-hop set. */
+  private static Set<String> hopByHop(Headers headers) {
+    Set<String> names = new HashSet<>(HOP_BY_HOP);
+    for (String v : headers.getAll("connection")) {
+      for (String token : v.split(",")) {
+        String t = token.trim().toLowerCase(Locale.ROOT);
+        if (!t.isEmpty()) {
+          names.add(t);
+        }
+      }
+    }
+    return names;
+  }
+
+  /**
+   * The request to send to the origin: origin-form target, end-to-end headers only, {@code Host}
+   * set to the target's authority. {@code webSocket} keeps the upgrade headers (minus extensions,
+   * so frames stay uncompressed and readable).
+   */
+  public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket) {
+    Set<String> drop = hopByHop(head.headers());
+    HttpHeaders out = new DefaultHttpHeaders();
+    boolean hostSeen = false;
+    for (Headers.Field f : head.headers().fields()) {
+      String name = f.name().toLowerCase(Locale.ROOT);
+      if (name.equals("host")) {
+        if (!hostSeen) {
+          out.add(HttpHeaderNames.HOST, head.authority());
+          hostSeen = true;
+        }
+        continue;
+      }
+      if (name.equals("te") && f.value().trim().equalsIgnoreCase("trailers")) {
+        out.add(f.name(), f.value());
+        continue;
+      }
+      if (drop.contains(name) || (webSocket && name.equals("sec-websocket-extensions"))) {
+        continue;
+      }
+      out.add(f.name(), f.value());
+    }
+    if (!hostSeen) {
+      out.set(HttpHeaderNames.HOST, head.authority());
+    }
+    if (webSocket) {
+      out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+      out.set(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET);
+    }
+    return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), head.target(), out);
+  }
+
+  /**
+   * The response to send to the client, end-to-end headers only. Returns whether the client
+   * connection must close after it (a body delimited by close for an HTTP/1.0 client).
+   */
+  public static HttpResponse toClientResponse(ResponseHead head, HttpVersion clientVersion,
+      boolean bodyAllowed, boolean clientKeepAlive) {
+    HttpResponseStatus status = new HttpResponseStatus(head.status(), head.reason().isEmpty()
+        ? HttpResponseStatus.valueOf(head.status()).reasonPhrase() : head.reason());
+    HttpHeaders out = new DefaultHttpHeaders();
+    Set<String> drop = hopByHop(head.headers());
+    boolean switching = head.status() == 101;
+    for (Headers.Field f : head.headers().fields()) {
+      String name = f.name().toLowerCase(Locale.ROOT);
+      if (drop.contains(name) && !(switching && (name.equals("upgrade") || name.equals("connection")))) {
+        continue;
+      }
+      out.add(f.name(), f.value());
+    }
+    HttpVersion version = clientVersion.equals(HttpVersion.HTTP_1_0) ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    DefaultHttpResponse r = new DefaultHttpResponse(version, status, out);
+    if (head.informational()) {
+      return r;
+    }
+    boolean framed = out.contains(HttpHeaderNames.CONTENT_LENGTH) || isChunked(out);
+    if (bodyAllowed && !framed) {
+      if (version.equals(HttpVersion.HTTP_1_1)) {
+        out.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      } else {
+        clientKeepAlive = false;
+      }
+    }
+    if (version.equals(HttpVersion.HTTP_1_0) && isChunked(out)) {
+      // HTTP/1.0 has no chunked coding: the body is delimited by close instead.
+      out.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      clientKeepAlive = false;
+    }
+    if (!clientKeepAlive) {
+      out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version.equals(HttpVersion.HTTP_1_0)) {
+      out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+    return r;
+  }
+
+  public static boolean isChunked(HttpHeaders h) {
+    for (String v : h.getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
+      for (String t : v.split(",")) {
+        if (t.trim().equalsIgnoreCase("chunked")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether the client asked for keep-alive (HTTP/1.1 default on, HTTP/1.0 default off). */
+  public static boolean keepAlive(HttpMessage m) {
+    return io.netty.handler.codec.http.HttpUtil.isKeepAlive(m);
+  }
+
+  /** Whether a response to {@code method} with {@code status} carries a body (RFC 9110 §6.4.1). */
+  public static boolean bodyAllowed(String method, int status) {
+    return !(method.equals("HEAD") || (status >= 100 && status < 200) || status == 204 || status == 304
+        || (method.equals("CONNECT") && status / 100 == 2));
+  }
+
+  /**
+   * Request-smuggling checks beyond the decoder's: returns a reason when the request's framing is
+   * ambiguous (RFC 9112 §6.1, §6.3), or null when it is fine.
+   */
+  public static String framingProblem(HttpRequest req) {
+    HttpHeaders h = req.headers();
+    List<String> te = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+    List<String> cl = h.getAll(HttpHeaderNames.CONTENT_LENGTH);
+    if (!te.isEmpty() && !cl.isEmpty()) {
+      return "both Content-Length and Transfer-Encoding are present";
+    }
+    if (!te.isEmpty()) {
+      if (req.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+        return "Transfer-Encoding in an HTTP/1.0 request";
+      }
+      List<String> codings = new ArrayList<>();
+      for (String v : te) {
+        for (String t : v.split(",")) {
+          codings.add(t.trim().toLowerCase(Locale.ROOT));
+        }
+      }
+      if (!codings.get(codings.size() - 1).equals("chunked")) {
+        return "Transfer-Encoding does not end with chunked: " + String.join(", ", te);
+      }
+      if (codings.indexOf("chunked") != codings.size() - 1) {
+        return "chunked applied more than once";
+      }
+    }
+    if (cl.size() > 1) {
+      return "more than one Content-Length";
+    }
+    if (cl.size() == 1) {
+      String v = cl.get(0).trim();
+      if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(Character::isDigit)) {
+        return "invalid Content-Length: " + cl.get(0);
+      }
+    }
+    if (h.getAll(HttpHeaderNames.HOST).size() > 1) {
+      return "more than one Host header";
+    }
+    if (req.protocolVersion().equals(HttpVersion.HTTP_1_1) && !h.contains(HttpHeaderNames.HOST)) {
+      return "HTTP/1.1 request without a Host header";
+    }
+    for (Map.Entry<String, String> e : h) {
+      String name = e.getKey();
+      if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c == ':' || c >= 127)) {
+        return "invalid header name: " + name;
+      }
+      String value = e.getValue();
+      for (int i = 0; i < value.length(); i++) {
+        char c = value.charAt(i);
+        if (c == '\r' || c == '\n' || c == 0) {
+          return "bare CR, LF or NUL in the value of " + name;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Whether the request asks to switch to WebSocket (RFC 6455 §4.1). */
+  public static boolean isWebSocketUpgrade(HttpRequest req) {
+    HttpHeaders h = req.headers();
+    return req.method().equals(HttpMethod.GET)
+        && h.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
+        && h.containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
+  }
+}

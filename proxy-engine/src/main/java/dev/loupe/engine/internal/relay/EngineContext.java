@@ -1,0 +1,19 @@
+package dev.loupe.engine.internal.relay;
+
+import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.tls.MitmContexts;
+import dev.loupe.engine.internal.transport.UpstreamConnector;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * The shared, thread-safe services every leg uses.
+ *
+ * @param config    engine configuration
+ * @param store     where flows are recorded
+ * @param connector server-leg connections and pool
+ * @param mitm      per-host TLS contexts for interception
+ * @param blocking  executor for blocking work (DNS, minting)
+ */
+public record EngineContext(
+    EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking) {}

@@ -1,0 +1,794 @@
+package dev.loupe.engine.internal.relay;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.FlowTier;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.exchange.Exchange;
+import dev.loupe.engine.internal.exchange.ExchangeCommand;
+import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.transport.ConnectionIds;
+import dev.loupe.engine.internal.transport.UpstreamConnection;
+import dev.loupe.engine.internal.transport.UpstreamConnector;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SNIServerName;
+import javax.net.ssl.SSLSession;
+
+/**
+ * The HTTP/1.1 client leg: clientToProxy parsing into neutral events, proxyToClient writing from
+ * commands, and the driver that runs each request's {@link Exchange} and its server leg.
+ *
+ * <p>One instance per client connection, in one of two modes: the explicit proxy (absolute-form
+ * requests and CONNECT), or intercepted (origin-form requests inside a decrypted CONNECT tunnel to
+ * {@code interceptHost:interceptPort}).
+ *
+ * <h3>Flow control</h3>
+ * Auto-read is off on both legs. The client is read only when the exchange wants request body and
+ * the server leg is writable, or when no exchange is running; the origin is read only while the
+ * client is writable. Pipelined requests wait in {@code inbound} until the previous response ends.
+ * Body buffers pass from leg to leg untouched; the capture tap copies at most the capture cap.
+ *
+ * <h3>Threads</h3>
+ * Everything runs on the client channel's event loop; server-leg channels are created on the same
+ * loop, so no field here needs synchronisation.
+ */
+final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
+  private final EngineContext engine;
+  private final String interceptHost;
+  private final int interceptPort;
+  private final ArrayDeque<HttpObject> inbound = new ArrayDeque<>();
+
+  private ChannelHandlerContext ctx;
+  private ConnectionInfo clientInfo;
+  private TlsInfo clientTls;
+  private int served;
+
+  // Current exchange; all null/false between exchanges.
+  private Exchange exchange;
+  private HttpRequest request;
+  private boolean webSocket;
+  private UpstreamConnection upstream;
+  private Http1ServerLeg serverLeg;
+  private boolean upstreamKeepAlive;
+  private boolean responseBodyAllowed;
+  private ScheduledFuture<?> responseTimer;
+
+  private boolean closeAfterResponse;
+  private boolean closing;
+  private boolean connectPending;
+  private String connectHost;
+  private int connectPort;
+  private boolean waitingForUpstreamWritable;
+  private boolean waitingForClientWritable;
+
+  Http1ClientLeg(EngineContext engine, String interceptHost, int interceptPort) {
+    this.engine = engine;
+    this.interceptHost = interceptHost;
+    this.interceptPort = interceptPort;
+  }
+
+  private boolean intercepted() {
+    return interceptHost != null;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    Channel ch = ctx.channel();
+    clientInfo = new ConnectionInfo(ConnectionIds.next(), (InetSocketAddress) ch.remoteAddress(),
+        (InetSocketAddress) ch.localAddress(), null, false);
+    if (ch.isActive() && !intercepted()) {
+      ctx.read();
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    ctx.read();
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof SslHandshakeCompletionEvent hs) {
+      if (hs.isSuccess()) {
+        SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        SSLSession s = ssl.engine().getSession();
+        clientTls = new TlsInfo(requestedSni(s), s.getProtocol(), s.getCipherSuite(), ssl.applicationProtocol(),
+            List.of(), false);
+        clientInfo = new ConnectionInfo(clientInfo.id(), clientInfo.remoteAddress(), clientInfo.localAddress(),
+            clientTls, false);
+        ctx.read();
+      } else {
+        recordClientTlsFailure(hs.cause());
+        closing = true;
+        ctx.close();
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  private static String requestedSni(SSLSession s) {
+    if (s instanceof ExtendedSSLSession ext) {
+      for (SNIServerName n : ext.getRequestedServerNames()) {
+        if (n instanceof SNIHostName h) {
+          return h.getAsciiName();
+        }
+      }
+    }
+    return null;
+  }
+
+  private void recordClientTlsFailure(Throwable cause) {
+    Flow flow = newFlow();
+    flow.request(new RequestHead("CONNECT", "https", interceptHost, interceptPort,
+        authority(interceptHost, interceptPort), "HTTP/1.1", Headers.EMPTY));
+    flow.timings().requestStart(System.nanoTime());
+    engine.store().add(flow);
+    String reason = cause == null ? "unknown" : String.valueOf(cause.getMessage());
+    flow.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "TLS handshake with the client for " + interceptHost
+        + " failed (does the client trust the Loupe CA?): " + reason));
+    engine.store().completed(flow);
+  }
+
+  // ---- clientToProxy -----------------------------------------------------------------------
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (!(msg instanceof HttpObject o)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (connectPending) {
+      // The rest of the CONNECT message (it has no body); then the connection leaves HTTP.
+      ReferenceCountUtil.release(msg);
+      if (msg instanceof LastHttpContent) {
+        connectPending = false;
+        startConnect();
+      }
+      return;
+    }
+    inbound.add(o);
+    drain();
+  }
+
+  /** Feeds queued messages to the current exchange, starting a new one when the last has ended. */
+  private void drain() {
+    while (!inbound.isEmpty() && !closing && !connectPending) {
+      HttpObject msg = inbound.peek();
+      if (msg instanceof HttpRequest r) {
+        if (exchange != null) {
+          return; // pipelined: wait for the current response to end
+        }
+        inbound.poll();
+        startExchange(r);
+        if (msg instanceof HttpContent c && !closing && !connectPending) {
+          feedRequestContent(c);
+        } else if (msg instanceof HttpContent c) {
+          c.release();
+        }
+        continue;
+      }
+      inbound.poll();
+      if (msg instanceof HttpContent c) {
+        if (exchange == null) {
+          c.release(); // the tail of a request we already answered
+          continue;
+        }
+        feedRequestContent(c);
+      }
+    }
+  }
+
+  private void feedRequestContent(HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      c.release();
+      badRequestMidBody(c.decoderResult().cause());
+      return;
+    }
+    boolean last = c instanceof LastHttpContent;
+    ByteBuf data = c.content();
+    if (data.isReadable()) {
+      HttpContent payload = last ? new DefaultHttpContent(data) : c;
+      capture(exchange.flow().requestBody(), data);
+      execute(exchange.on(new ExchangeEvent.RequestDataReceived(payload, data.readableBytes())));
+    } else if (!last) {
+      c.release();
+    }
+    if (last && exchange != null) {
+      Headers trailers = Http1Messages.toHeaders(((LastHttpContent) c).trailingHeaders());
+      if (!data.isReadable()) {
+        c.release();
+      }
+      execute(exchange.on(new ExchangeEvent.RequestEnded(trailers)));
+    } else if (last && !data.isReadable()) {
+      c.release();
+    }
+  }
+
+  private void startExchange(HttpRequest req) {
+    long now = System.nanoTime();
+    if (req.decoderResult().isFailure()) {
+      badRequest(req, reason(req.decoderResult().cause()));
+      return;
+    }
+    String problem = Http1Messages.framingProblem(req);
+    if (problem != null) {
+      badRequest(req, problem);
+      return;
+    }
+    if (req.method().equals(HttpMethod.CONNECT)) {
+      if (intercepted()) {
+        badRequest(req, "CONNECT inside an intercepted tunnel is not supported");
+        return;
+      }
+      beginConnect(req);
+      return;
+    }
+    RequestHead head;
+    try {
+      head = requestHead(req);
+    } catch (IllegalArgumentException e) {
+      badRequest(req, e.getMessage());
+      return;
+    }
+    request = req;
+    webSocket = Http1Messages.isWebSocketUpgrade(req);
+    closeAfterResponse = !Http1Messages.keepAlive(req);
+    Flow flow = newFlow();
+    flow.timings().requestStart(now);
+    exchange = new Exchange(flow, engine.store(), System::nanoTime);
+    execute(exchange.on(new ExchangeEvent.RequestHeadersReceived(head, webSocket)));
+  }
+
+  private Flow newFlow() {
+    Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
+    flow.tier(FlowTier.RELAY);
+    flow.clientProtocol(request != null ? request.protocolVersion().text() : "HTTP/1.1");
+    flow.clientConnection(new ConnectionInfo(clientInfo.id(), clientInfo.remoteAddress(), clientInfo.localAddress(),
+        clientTls, served > 0));
+    return flow;
+  }
+
+  private RequestHead requestHead(HttpRequest req) {
+    String uri = req.uri();
+    Headers headers = Http1Messages.toHeaders(req.headers());
+    String version = req.protocolVersion().text();
+    if (uri.startsWith("/") || uri.equals("*")) {
+      if (!intercepted()) {
+        throw new IllegalArgumentException("Loupe is an HTTP proxy: it needs absolute-form requests"
+            + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
+            + " as its HTTP and HTTPS proxy.");
+      }
+      return new RequestHead(req.method().name(), "https", interceptHost, interceptPort, uri, version, headers);
+    }
+    URI u;
+    try {
+      u = new URI(uri);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("invalid request target: " + e.getMessage());
+    }
+    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      throw new IllegalArgumentException("unsupported scheme in request target: " + uri);
+    }
+    String host = u.getHost();
+    if (host == null || host.isEmpty()) {
+      throw new IllegalArgumentException("no host in request target: " + uri);
+    }
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+    if (intercepted()) {
+      // Absolute-form inside a tunnel: the tunnel decides where it goes.
+      host = interceptHost;
+      port = interceptPort;
+      scheme = "https";
+    }
+    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
+    return new RequestHead(req.method().name(), scheme, host.toLowerCase(Locale.ROOT), port, target, version, headers);
+  }
+
+  // ---- CONNECT -----------------------------------------------------------------------------
+
+  private void beginConnect(HttpRequest req) {
+    String authority = req.uri();
+    int colon = authority.lastIndexOf(':');
+    if (colon <= 0 || colon == authority.length() - 1) {
+      badRequest(req, "CONNECT target must be host:port, got " + authority);
+      return;
+    }
+    String host = authority.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(authority.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      badRequest(req, "CONNECT target has an invalid port: " + authority);
+      return;
+    }
+    if (port < 1 || port > 65535 || host.isEmpty()) {
+      badRequest(req, "CONNECT target is invalid: " + authority);
+      return;
+    }
+    connectHost = host.toLowerCase(Locale.ROOT);
+    connectPort = port;
+    request = req;
+    connectPending = true;
+    if (req instanceof LastHttpContent) {
+      connectPending = false;
+      startConnect();
+    }
+  }
+
+  private void startConnect() {
+    ChannelPipeline p = ctx.pipeline();
+    if (engine.config().ignored(connectHost, connectPort)) {
+      // Tunnel without looking: connect first so the client learns of failures as a 502.
+      Flow flow = TunnelRelay.newTunnelFlow(engine, connectHost, connectPort, clientInfo);
+      closing = true; // this leg is done with HTTP
+      engine.connector().acquire(ctx.channel().eventLoop(), "tcp", connectHost, connectPort, flow)
+          .addListener(f -> {
+            UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
+            if (r.error() != null) {
+              flow.fail(r.error());
+              engine.store().completed(flow);
+              writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
+              return;
+            }
+            ctx.writeAndFlush(connectEstablished()).addListener(w -> {
+              if (!w.isSuccess()) {
+                r.connection().channel().close();
+                return;
+              }
+              p.remove(Pipelines.HTTP_SERVER_CODEC);
+              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), null);
+              p.remove(this);
+            });
+          });
+      return;
+    }
+    ctx.writeAndFlush(connectEstablished());
+    closing = true;
+    p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, connectHost, connectPort, clientInfo));
+    p.remove(this);
+    // Bytes the client sent right after CONNECT move on to the sniffer when the codec goes.
+    p.remove(Pipelines.HTTP_SERVER_CODEC);
+  }
+
+  private static FullHttpResponse connectEstablished() {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+        new HttpResponseStatus(200, "Connection established"));
+    return r;
+  }
+
+  // ---- commands ----------------------------------------------------------------------------
+
+  private void execute(List<ExchangeCommand> commands) {
+    for (ExchangeCommand c : commands) {
+      if (c instanceof ExchangeCommand.OpenUpstream o) {
+        openUpstream(o);
+      } else if (c instanceof ExchangeCommand.SendRequestHead h) {
+        upstream.channel().write(Http1Messages.toOriginRequest(h.head(), webSocket));
+      } else if (c instanceof ExchangeCommand.SendRequestData d) {
+        upstream.channel().write(d.payload());
+      } else if (c instanceof ExchangeCommand.SendRequestEnd e) {
+        upstream.channel().writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+            : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
+      } else if (c instanceof ExchangeCommand.SendResponseHead h) {
+        sendResponseHead(h.head());
+      } else if (c instanceof ExchangeCommand.SendResponseData d) {
+        if (responseBodyAllowed) {
+          ctx.write(d.payload());
+        } else {
+          ReferenceCountUtil.release(d.payload());
+        }
+      } else if (c instanceof ExchangeCommand.SendResponseEnd e) {
+        ctx.writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+            : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
+      } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
+        FlowError err = exchange.flow().error();
+        writeError(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), closeAfterResponse);
+      } else if (c instanceof ExchangeCommand.Discard d) {
+        ReferenceCountUtil.release(d.payload());
+      } else if (c instanceof ExchangeCommand.SwitchToWebSocket) {
+        switchToWebSocket();
+      } else if (c instanceof ExchangeCommand.ReleaseUpstream r) {
+        releaseUpstream(r.reusable());
+      } else if (c instanceof ExchangeCommand.CloseClient cc) {
+        closeClient(cc.abort());
+      } else if (c instanceof ExchangeCommand.Finished) {
+        finished();
+      }
+    }
+  }
+
+  private void openUpstream(ExchangeCommand.OpenUpstream o) {
+    Exchange ex = exchange;
+    engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow())
+        .addListener(f -> {
+          UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
+          if (ex.finished() || exchange != ex) {
+            if (r.connection() != null) {
+              r.connection().channel().close();
+            }
+            return;
+          }
+          if (r.error() != null) {
+            execute(ex.on(new ExchangeEvent.UpstreamFailed(r.error())));
+            return;
+          }
+          upstream = r.connection();
+          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority());
+          ChannelPipeline sp = upstream.channel().pipeline();
+          if (sp.get(UpstreamConnector.LEG) != null) {
+            sp.remove(UpstreamConnector.LEG);
+          }
+          sp.addLast(UpstreamConnector.LEG, serverLeg);
+          execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), "HTTP/1.1")));
+          if (upstream != null) {
+            upstream.channel().flush();
+            upstream.channel().read();
+            armResponseTimer(ex);
+          }
+          drain();
+          readClientIfReady();
+        });
+  }
+
+  private void armResponseTimer(Exchange ex) {
+    long ms = engine.config().responseTimeout().toMillis();
+    responseTimer = ctx.executor().schedule(() -> {
+      if (exchange == ex && !ex.finished()) {
+        execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
+      }
+    }, ms, TimeUnit.MILLISECONDS);
+  }
+
+  private void cancelResponseTimer() {
+    if (responseTimer != null) {
+      responseTimer.cancel(false);
+      responseTimer = null;
+    }
+  }
+
+  private void sendResponseHead(ResponseHead head) {
+    cancelResponseTimer();
+    if (head.status() == 101) {
+      ctx.writeAndFlush(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
+      return;
+    }
+    if (head.informational()) {
+      if (head.status() == 100 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+        return; // HTTP/1.0 clients do not understand 1xx
+      }
+      ctx.writeAndFlush(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
+      return;
+    }
+    String connection = head.headers().get("connection");
+    boolean http10 = head.httpVersion().equals("HTTP/1.0");
+    upstreamKeepAlive = connection == null ? !http10
+        : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
+        : !connection.toLowerCase(Locale.ROOT).contains("close");
+    responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
+    var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
+        !closeAfterResponse);
+    if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+      closeAfterResponse = true;
+    }
+    ctx.write(response);
+  }
+
+  private void releaseUpstream(boolean reusable) {
+    cancelResponseTimer();
+    if (upstream == null) {
+      return;
+    }
+    UpstreamConnection up = upstream;
+    upstream = null;
+    waitingForUpstreamWritable = false;
+    waitingForClientWritable = false;
+    serverLeg.detach();
+    ChannelPipeline sp = up.channel().pipeline();
+    if (sp.get(UpstreamConnector.LEG) == serverLeg) {
+      sp.remove(UpstreamConnector.LEG);
+    }
+    serverLeg = null;
+    engine.connector().release(up, reusable && upstreamKeepAlive);
+  }
+
+  private void closeClient(boolean abort) {
+    closing = true;
+    if (abort) {
+      ctx.flush();
+      ctx.close();
+    } else {
+      closeAfterResponse = true;
+    }
+  }
+
+  private void finished() {
+    exchange = null;
+    request = null;
+    webSocket = false;
+    served++;
+    if (closeAfterResponse || closing) {
+      closing = true;
+      releaseInbound();
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    ctx.flush();
+    drain();
+    readClientIfReady();
+  }
+
+  // ---- serverToProxy (called by Http1ServerLeg) ---------------------------------------------
+
+  void serverEvent(ExchangeEvent e) {
+    if (exchange != null) {
+      execute(exchange.on(e));
+    } else if (e instanceof ExchangeEvent.ResponseDataReceived d) {
+      ReferenceCountUtil.release(d.payload());
+    }
+  }
+
+  void captureResponse(ByteBuf data) {
+    if (exchange != null) {
+      capture(exchange.flow().responseBody(), data);
+    }
+  }
+
+  void serverBroken(FlowError error, boolean responseStarted) {
+    if (exchange != null) {
+      execute(exchange.on(new ExchangeEvent.UpstreamBroken(error)));
+    }
+  }
+
+  void serverReadComplete() {
+    ctx.flush();
+    if (upstream != null) {
+      if (ctx.channel().isWritable()) {
+        upstream.channel().read();
+      } else {
+        waitingForClientWritable = true;
+      }
+    }
+  }
+
+  void serverWritabilityChanged() {
+    if (waitingForUpstreamWritable && upstream != null && upstream.channel().isWritable()) {
+      waitingForUpstreamWritable = false;
+      readClientIfReady();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (waitingForClientWritable && ctx.channel().isWritable() && upstream != null) {
+      waitingForClientWritable = false;
+      upstream.channel().read();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (upstream != null) {
+      upstream.channel().flush();
+    }
+    readClientIfReady();
+  }
+
+  private void readClientIfReady() {
+    if (closing || connectPending || !inbound.isEmpty() || !ctx.channel().isActive()) {
+      return;
+    }
+    if (exchange == null) {
+      ctx.read();
+      return;
+    }
+    if (exchange.wantsRequestData() && upstream != null) {
+      if (upstream.channel().isWritable()) {
+        ctx.read();
+      } else {
+        waitingForUpstreamWritable = true;
+      }
+    }
+  }
+
+  // ---- WebSocket ---------------------------------------------------------------------------
+
+  private void switchToWebSocket() {
+    Exchange ex = exchange;
+    UpstreamConnection up = upstream;
+    Channel client = ctx.channel();
+    Channel server = up.channel();
+    WebSocketRelay toServer = new WebSocketRelay(engine, ex, dev.loupe.engine.flow.WebSocketMessage.Direction.CLIENT_TO_SERVER, server);
+    WebSocketRelay toClient = new WebSocketRelay(engine, ex, dev.loupe.engine.flow.WebSocketMessage.Direction.SERVER_TO_CLIENT, client);
+    toServer.peerRelay(toClient);
+    toClient.peerRelay(toServer);
+
+    ChannelPipeline cp = client.pipeline();
+    cp.addAfter(ctx.name(), "ws-decoder", new WebSocket13FrameDecoder(Pipelines.webSocketDecoder(true)));
+    cp.addAfter("ws-decoder", "ws-encoder", new WebSocket13FrameEncoder(false));
+    cp.addAfter("ws-encoder", "ws-relay", toServer);
+
+    ChannelPipeline sp = server.pipeline();
+    serverLeg.detach();
+    sp.addAfter(UpstreamConnector.LEG, "ws-decoder", new WebSocket13FrameDecoder(Pipelines.webSocketDecoder(false)));
+    sp.addAfter("ws-decoder", "ws-encoder", new WebSocket13FrameEncoder(true));
+    sp.addAfter("ws-encoder", "ws-relay", toClient);
+
+    cancelResponseTimer();
+    upstream = null;
+    serverLeg = null;
+    exchange = null;
+    closing = true;
+    releaseInbound();
+    sp.remove(UpstreamConnector.LEG);
+    sp.remove(UpstreamConnector.CODEC);
+    cp.remove(this);
+    cp.remove(Pipelines.HTTP_SERVER_CODEC);
+    toServer.start();
+    toClient.start();
+  }
+
+  // ---- errors ------------------------------------------------------------------------------
+
+  private void badRequest(HttpRequest req, String reason) {
+    Flow flow = newFlow();
+    flow.timings().requestStart(System.nanoTime());
+    String uri = req.uri() == null ? "" : req.uri();
+    String host = intercepted() ? interceptHost : "unknown";
+    int port = intercepted() ? interceptPort : 0;
+    flow.request(new RequestHead(req.method() == null ? "?" : req.method().name(), intercepted() ? "https" : "http",
+        host, port, uri.startsWith("/") ? uri : "/" , req.protocolVersion().text(),
+        Http1Messages.toHeaders(req.headers())));
+    engine.store().add(flow);
+    flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
+    engine.store().completed(flow);
+    ReferenceCountUtil.release(req);
+    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+  }
+
+  private void badRequestMidBody(Throwable cause) {
+    String reason = reason(cause);
+    if (exchange != null) {
+      Exchange ex = exchange;
+      // Never hand the origin an ambiguous body: drop both connections.
+      execute(ex.on(new ExchangeEvent.ClientGone()));
+      ex.flow();
+    }
+    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+  }
+
+  private static String reason(Throwable cause) {
+    if (cause == null) {
+      return "malformed request";
+    }
+    String m = cause.getMessage();
+    return cause.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+  }
+
+  /** Writes a short text error page naming the cause; closes the connection when {@code close}. */
+  private void writeError(int status, String reason, String detail, FlowError.Kind kind, boolean close) {
+    String body = status + " " + reason + "\n\nLoupe: " + detail + "\n";
+    ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+    HttpVersion version = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0)
+        ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    FullHttpResponse r = new DefaultFullHttpResponse(version, new HttpResponseStatus(status, reason), content);
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    if (kind != null) {
+      r.headers().set("X-Loupe-Error", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    }
+    if (close) {
+      closing = true;
+      releaseInbound();
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      ctx.writeAndFlush(r);
+    }
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    releaseInbound();
+    if (exchange != null) {
+      execute(exchange.on(new ExchangeEvent.ClientGone()));
+    }
+    if (upstream != null) {
+      releaseUpstream(false);
+    }
+    cancelResponseTimer();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    releaseInbound();
+  }
+
+  private void releaseInbound() {
+    HttpObject o;
+    while ((o = inbound.poll()) != null) {
+      ReferenceCountUtil.release(o);
+    }
+  }
+
+  static void capture(dev.loupe.engine.flow.Body body, ByteBuf data) {
+    if (data.nioBufferCount() == 1) {
+      body.append(data.nioBuffer());
+    } else {
+      for (ByteBuffer b : data.nioBuffers()) {
+        body.append(b);
+      }
+    }
+  }
+
+  static String authority(String host, int port) {
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+  }
+}

@@ -1,0 +1,38 @@
+package dev.loupe.engine.internal.relay;
+
+import dev.loupe.engine.api.EngineConfig;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+
+/** Handler names and factories shared by the legs. */
+final class Pipelines {
+  static final String HTTP_SERVER_CODEC = "http-server-codec";
+  static final String CLIENT_LEG = "client-leg";
+  static final String SNIFFER = "tls-sniffer";
+  static final String SNI = "sni";
+  static final int WEBSOCKET_MAX_FRAME = 64 << 20;
+
+  private Pipelines() {}
+
+  static HttpServerCodec serverCodec(EngineConfig.Limits limits) {
+    return new HttpServerCodec(new HttpDecoderConfig()
+        .setMaxInitialLineLength(limits.maxInitialLineLength())
+        .setMaxHeaderSize(limits.maxHeaderSize())
+        .setMaxChunkSize(limits.maxChunkSize())
+        .setAllowDuplicateContentLengths(false)
+        .setAllowPartialChunks(true)
+        .setStrictLineParsing(true)
+        .setUseRfc9112TransferEncoding(true));
+  }
+
+  static WebSocketDecoderConfig webSocketDecoder(boolean expectMasked) {
+    return WebSocketDecoderConfig.newBuilder()
+        .expectMaskedFrames(expectMasked)
+        .allowMaskMismatch(false)
+        .allowExtensions(true)
+        .maxFramePayloadLength(WEBSOCKET_MAX_FRAME)
+        .closeOnProtocolViolation(true)
+        .build();
+  }
+}

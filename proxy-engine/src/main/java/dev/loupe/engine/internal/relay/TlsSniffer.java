@@ -1,0 +1,118 @@
+package dev.loupe.engine.internal.relay;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.transport.UpstreamConnector;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SniHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.AsyncMapping;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Looks at the first bytes a client sends through a CONNECT tunnel: a TLS ClientHello record
+ * means interception (SNI → minted certificate → HTTP/1.1 inside); anything else, or silence for
+ * a while (server-speaks-first protocols), makes an opaque TUNNEL.
+ */
+final class TlsSniffer extends ChannelInboundHandlerAdapter {
+  /** TLS record type "handshake". */
+  private static final int TLS_HANDSHAKE = 0x16;
+  private static final long SILENCE_MS = 3_000;
+
+  private final EngineContext engine;
+  private final String host;
+  private final int port;
+  private final ConnectionInfo clientInfo;
+  private ScheduledFuture<?> silenceTimer;
+  private boolean decided;
+
+  TlsSniffer(EngineContext engine, String host, int port, ConnectionInfo clientInfo) {
+    this.engine = engine;
+    this.host = host;
+    this.port = port;
+    this.clientInfo = clientInfo;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    silenceTimer = ctx.executor().schedule(() -> {
+      if (!decided) {
+        tunnel(ctx, null);
+      }
+    }, SILENCE_MS, TimeUnit.MILLISECONDS);
+    ctx.read();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (decided || !(msg instanceof ByteBuf buf)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (!buf.isReadable()) {
+      buf.release();
+      ctx.read();
+      return;
+    }
+    decided = true;
+    silenceTimer.cancel(false);
+    if (buf.getUnsignedByte(buf.readerIndex()) == TLS_HANDSHAKE) {
+      intercept(ctx, buf);
+    } else {
+      tunnel(ctx, buf);
+    }
+  }
+
+  private void intercept(ChannelHandlerContext ctx, ByteBuf first) {
+    ChannelPipeline p = ctx.pipeline();
+    AsyncMapping<String, SslContext> mapping =
+        (sni, promise) -> engine.mitm().contextFor(sni == null || sni.isEmpty() ? host : sni, promise);
+    p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
+    p.addAfter(Pipelines.SNI, Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
+    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, host, port));
+    p.remove(this);
+    p.fireChannelRead(first);
+    p.fireChannelReadComplete();
+  }
+
+  private void tunnel(ChannelHandlerContext ctx, ByteBuf first) {
+    decided = true;
+    Flow flow = TunnelRelay.newTunnelFlow(engine, host, port, clientInfo);
+    engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, flow).addListener(f -> {
+      UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
+      if (r.error() != null || !ctx.channel().isActive()) {
+        if (first != null) {
+          first.release();
+        }
+        if (r.connection() != null) {
+          r.connection().channel().close();
+        }
+        flow.fail(r.error() != null ? r.error() : new dev.loupe.engine.flow.FlowError(
+            dev.loupe.engine.flow.FlowError.Kind.CLIENT_ABORT, "the client left before the tunnel opened"));
+        engine.store().completed(flow);
+        ctx.close();
+        return;
+      }
+      TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), first);
+      ctx.pipeline().remove(this);
+    });
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (silenceTimer != null) {
+      silenceTimer.cancel(false);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+}

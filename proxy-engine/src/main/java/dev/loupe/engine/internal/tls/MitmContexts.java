@@ -1,0 +1,91 @@
+package dev.loupe.engine.internal.tls;
+
+import dev.loupe.engine.api.CertificateSource;
+import dev.loupe.engine.api.ServerCertificate;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.security.cert.X509Certificate;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Server-side TLS contexts for intercepted hosts: one per host, built from the
+ * {@link CertificateSource} off the event loop, cached (LRU) and single-flight, so a burst of
+ * connections to a new host builds one context.
+ */
+public final class MitmContexts {
+  private static final int CAPACITY = 512;
+
+  private final CertificateSource certificates;
+  private final ExecutorService executor;
+  private final Map<String, CompletableFuture<SslContext>> cache =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<SslContext>> eldest) {
+          return size() > CAPACITY;
+        }
+      };
+
+  public MitmContexts(CertificateSource certificates, ExecutorService executor) {
+    this.certificates = certificates;
+    this.executor = executor;
+  }
+
+  /** Completes {@code promise} with the context for {@code host} (normalised, no brackets). */
+  public Future<SslContext> contextFor(String host, Promise<SslContext> promise) {
+    String key = normalise(host);
+    CompletableFuture<SslContext> f;
+    synchronized (cache) {
+      f = cache.get(key);
+      if (f == null || f.isCompletedExceptionally()) {
+        f = CompletableFuture.supplyAsync(() -> build(key), executor);
+        cache.put(key, f);
+      }
+    }
+    f.whenComplete((ctx, err) -> {
+      if (err != null) {
+        promise.tryFailure(err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+            ? err.getCause() : err);
+      } else {
+        promise.trySuccess(ctx);
+      }
+    });
+    return promise;
+  }
+
+  private SslContext build(String host) {
+    ServerCertificate cert = certificates.certificateFor(host);
+    try {
+      return SslContextBuilder.forServer(cert.privateKey(), cert.chain().toArray(new X509Certificate[0]))
+          .sslProvider(SslProvider.JDK)
+          .protocols("TLSv1.3", "TLSv1.2")
+          .applicationProtocolConfig(new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              ApplicationProtocolNames.HTTP_1_1))
+          .build();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot build a TLS context for " + host + ": " + e.getMessage(), e);
+    }
+  }
+
+  static String normalise(String host) {
+    String h = host.toLowerCase(Locale.ROOT);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    if (h.endsWith(".")) {
+      h = h.substring(0, h.length() - 1);
+    }
+    return h;
+  }
+}

@@ -1,0 +1,40 @@
+package dev.loupe.engine.internal.transport;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+/** Picks the native epoll transport on Linux when it loads, NIO elsewhere. */
+public final class Transports {
+  private static final boolean EPOLL = !Boolean.getBoolean("loupe.nio") && Epoll.isAvailable();
+
+  private Transports() {}
+
+  public static EventLoopGroup newGroup(int threads, String name) {
+    DefaultThreadFactory tf = new DefaultThreadFactory(name, true);
+    return EPOLL
+        ? new MultiThreadIoEventLoopGroup(threads, tf, EpollIoHandler.newFactory())
+        : new MultiThreadIoEventLoopGroup(threads, tf, NioIoHandler.newFactory());
+  }
+
+  public static Class<? extends ServerChannel> serverChannel() {
+    return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+  }
+
+  public static Class<? extends SocketChannel> socketChannel() {
+    return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+  }
+
+  public static String name() {
+    return EPOLL ? "epoll" : "nio";
+  }
+}

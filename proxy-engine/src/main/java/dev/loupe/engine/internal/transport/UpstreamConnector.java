@@ -1,0 +1,368 @@
+package dev.loupe.engine.internal.transport;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.TlsInfo;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.resolver.NoopAddressResolverGroup;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Opens and pools server-leg connections. A connection lives on the event loop of the client leg
+ * that asked for it (no thread hops while relaying), so each event loop has its own pool, touched
+ * only from that loop. Idle pooled connections keep a read pending so a close by the origin is
+ * noticed, and are closed after the idle timeout.
+ *
+ * <p>Setup steps are timed on the flow: DNS (on a blocking executor), TCP connect, TLS handshake.
+ * Failures become {@link FlowError}s naming the cause and the host.
+ */
+public final class UpstreamConnector {
+  /** The handler that currently owns a pooled channel's events; swapped per exchange. */
+  public static final String LEG = "server-leg";
+  public static final String CODEC = "http-client-codec";
+  public static final String TLS = "tls";
+  private static final AttributeKey<ScheduledFuture<?>> IDLE_TIMER = AttributeKey.valueOf("loupe.idle");
+
+  private final SslContext tls;
+  private final Executor dnsExecutor;
+  private final Duration connectTimeout;
+  private final Duration idleTimeout;
+  private final int maxIdlePerOrigin;
+  private final int maxInitialLine;
+  private final int maxHeaderSize;
+  private final int maxChunkSize;
+  private final boolean verified;
+  private final Map<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> pools = new ConcurrentHashMap<>();
+
+  public UpstreamConnector(SslContext tls, boolean verified, Executor dnsExecutor, Duration connectTimeout,
+      Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine, int maxHeaderSize, int maxChunkSize) {
+    this.tls = tls;
+    this.verified = verified;
+    this.dnsExecutor = dnsExecutor;
+    this.connectTimeout = connectTimeout;
+    this.idleTimeout = idleTimeout;
+    this.maxIdlePerOrigin = maxIdlePerOrigin;
+    this.maxInitialLine = maxInitialLine;
+    this.maxHeaderSize = maxHeaderSize;
+    this.maxChunkSize = maxChunkSize;
+  }
+
+  public static String key(String scheme, String host, int port) {
+    return scheme + "://" + host + ":" + port;
+  }
+
+  /** Outcome of {@link #acquire}: a connection, or the error that prevented it. */
+  public record Result(UpstreamConnection connection, FlowError error) {}
+
+  /**
+   * A connection to {@code scheme://host:port} on {@code loop}, from the pool when one is idle.
+   * Completes on {@code loop}.
+   */
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
+    Promise<Result> promise = loop.newPromise();
+    String key = key(scheme, host, port);
+    ArrayDeque<UpstreamConnection> idle = pool(loop).get(key);
+    while (idle != null && !idle.isEmpty()) {
+      UpstreamConnection c = idle.pollLast();
+      ScheduledFuture<?> timer = c.channel().attr(IDLE_TIMER).getAndSet(null);
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      if (c.channel().isActive()) {
+        ConnectionInfo i = c.info();
+        UpstreamConnection reused = new UpstreamConnection(c.channel(), key,
+            new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), true));
+        return promise.setSuccess(new Result(reused, null));
+      }
+    }
+    boolean https = scheme.equals("https");
+    flow.timings().dnsStart(System.nanoTime());
+    dnsExecutor.execute(() -> {
+      InetAddress[] addresses;
+      try {
+        addresses = InetAddress.getAllByName(host);
+      } catch (UnknownHostException e) {
+        loop.execute(() -> {
+          flow.timings().dnsEnd(System.nanoTime());
+          promise.trySuccess(new Result(null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host)));
+        });
+        return;
+      }
+      loop.execute(() -> {
+        flow.timings().dnsEnd(System.nanoTime());
+        connect(loop, key, host, port, https, addresses, 0, flow, promise);
+      });
+    });
+    return promise;
+  }
+
+  private void connect(EventLoop loop, String key, String host, int port, boolean https, InetAddress[] addresses,
+      int index, Flow flow, Promise<Result> promise) {
+    InetSocketAddress target = new InetSocketAddress(addresses[index], port);
+    flow.timings().connectStart(System.nanoTime());
+    Bootstrap b = new Bootstrap()
+        .group(loop)
+        .channel(Transports.socketChannel())
+        .resolver(NoopAddressResolverGroup.INSTANCE)
+        .option(ChannelOption.AUTO_READ, false)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            // Filled once connected; nothing may run before the leg is attached.
+          }
+        });
+    ChannelFuture cf = b.connect(target);
+    cf.addListener(f -> {
+      if (!f.isSuccess()) {
+        Throwable cause = f.cause();
+        if (index + 1 < addresses.length && !(cause instanceof ConnectTimeoutException)) {
+          connect(loop, key, host, port, https, addresses, index + 1, flow, promise);
+          return;
+        }
+        flow.timings().connectEnd(System.nanoTime());
+        promise.trySuccess(new Result(null, connectError(cause, host, port)));
+        return;
+      }
+      flow.timings().connectEnd(System.nanoTime());
+      Channel ch = cf.channel();
+      long id = ConnectionIds.next();
+      if (!https) {
+        if (!key.startsWith("tcp:")) {
+          ch.pipeline().addLast(CODEC, codec());
+        }
+        promise.trySuccess(new Result(new UpstreamConnection(ch, key, new ConnectionInfo(id,
+            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false)), null));
+        return;
+      }
+      flow.timings().tlsStart(System.nanoTime());
+      SslHandler ssl = tls.newHandler(ch.alloc(), host, port);
+      ssl.setHandshakeTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      ch.pipeline().addLast(TLS, ssl);
+      // Swallow reads/exceptions during the handshake; the handshake future reports failures.
+      ch.pipeline().addLast("handshake-guard", new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+          ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+          ctx.close();
+        }
+      });
+      ssl.handshakeFuture().addListener(hf -> {
+        flow.timings().tlsEnd(System.nanoTime());
+        if (!hf.isSuccess()) {
+          ch.close();
+          promise.trySuccess(new Result(null, tlsError(hf.cause(), host, port)));
+          return;
+        }
+        ch.pipeline().remove("handshake-guard");
+        ch.pipeline().addLast(CODEC, codec());
+        SSLSession s = ssl.engine().getSession();
+        TlsInfo info = new TlsInfo(isIpLiteral(host) ? null : host, s.getProtocol(), s.getCipherSuite(),
+            ssl.applicationProtocol(), peerChain(s), verified);
+        promise.trySuccess(new Result(new UpstreamConnection(ch, key, new ConnectionInfo(id,
+            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), info, false)), null));
+      });
+      ch.read();
+    });
+  }
+
+  private HttpClientCodec codec() {
+    return new HttpClientCodec(new io.netty.handler.codec.http.HttpDecoderConfig()
+        .setMaxInitialLineLength(maxInitialLine)
+        .setMaxHeaderSize(maxHeaderSize)
+        .setMaxChunkSize(maxChunkSize), false, false);
+  }
+
+  /**
+   * Returns a connection after a complete exchange: parked in the pool when {@code reusable}, else
+   * closed. Must run on the connection's event loop. The caller has already removed its own leg
+   * handler; a parked connection gets an idle handler that closes it on any unexpected byte.
+   */
+  public void release(UpstreamConnection c, boolean reusable) {
+    Channel ch = c.channel();
+    if (!reusable || !ch.isActive()) {
+      ch.close();
+      return;
+    }
+    EventLoop loop = ch.eventLoop();
+    Map<String, ArrayDeque<UpstreamConnection>> pool = pool(loop);
+    ArrayDeque<UpstreamConnection> idle = pool.computeIfAbsent(c.key(), k -> new ArrayDeque<>());
+    if (idle.size() >= maxIdlePerOrigin) {
+      ch.close();
+      return;
+    }
+    idle.addLast(c);
+    ch.pipeline().addLast(LEG, new IdleHandler(idle, c));
+    ch.attr(IDLE_TIMER).set(loop.schedule(() -> {
+      idle.remove(c);
+      ch.close();
+    }, idleTimeout.toMillis(), TimeUnit.MILLISECONDS));
+    ch.read();
+  }
+
+  /** Number of idle pooled connections (all loops), for tests and metrics. */
+  public int idleCount() {
+    int n = 0;
+    for (Map<String, ArrayDeque<UpstreamConnection>> p : pools.values()) {
+      for (ArrayDeque<UpstreamConnection> q : p.values()) {
+        n += q.size();
+      }
+    }
+    return n;
+  }
+
+  /** Closes every pooled connection. */
+  public void closeAll() {
+    for (Map.Entry<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> e : pools.entrySet()) {
+      e.getKey().execute(() -> {
+        for (ArrayDeque<UpstreamConnection> q : e.getValue().values()) {
+          for (UpstreamConnection c : q) {
+            c.channel().close();
+          }
+          q.clear();
+        }
+      });
+    }
+  }
+
+  private Map<String, ArrayDeque<UpstreamConnection>> pool(EventLoop loop) {
+    return pools.computeIfAbsent(loop, l -> new HashMap<>());
+  }
+
+  /** Sits on a parked connection: an origin that closes or speaks unasked is dropped from the pool. */
+  private static final class IdleHandler extends ChannelInboundHandlerAdapter {
+    private final ArrayDeque<UpstreamConnection> idle;
+    private final UpstreamConnection connection;
+
+    IdleHandler(ArrayDeque<UpstreamConnection> idle, UpstreamConnection connection) {
+      this.idle = idle;
+      this.connection = connection;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+      drop(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      drop(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      drop(ctx);
+    }
+
+    private void drop(ChannelHandlerContext ctx) {
+      idle.remove(connection);
+      ScheduledFuture<?> t = ctx.channel().attr(IDLE_TIMER).getAndSet(null);
+      if (t != null) {
+        t.cancel(false);
+      }
+      ctx.close();
+    }
+  }
+
+  static FlowError connectError(Throwable cause, String host, int port) {
+    String where = host + ":" + port;
+    if (cause instanceof ConnectTimeoutException) {
+      return new FlowError(FlowError.Kind.CONNECT_TIMEOUT, "timed out connecting to " + where);
+    }
+    if (cause instanceof ConnectException && String.valueOf(cause.getMessage()).contains("refused")) {
+      return new FlowError(FlowError.Kind.CONNECT_REFUSED, "connection refused by " + where);
+    }
+    if (cause instanceof NoRouteToHostException) {
+      return new FlowError(FlowError.Kind.CONNECT, "no route to " + where);
+    }
+    return new FlowError(FlowError.Kind.CONNECT, "cannot connect to " + where + ": " + cause.getMessage());
+  }
+
+  static FlowError tlsError(Throwable cause, String host, int port) {
+    String where = host + ":" + port;
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof CertificateException || t instanceof SSLPeerUnverifiedException
+          || String.valueOf(t.getMessage()).contains("PKIX")
+          || String.valueOf(t.getMessage()).contains("subject alternative")) {
+        return new FlowError(FlowError.Kind.TLS_VERIFY,
+            "the certificate of " + where + " is not trusted: " + rootMessage(cause));
+      }
+    }
+    if (cause instanceof SSLHandshakeException || cause instanceof SSLException) {
+      return new FlowError(FlowError.Kind.TLS_HANDSHAKE, "TLS handshake with " + where + " failed: " + rootMessage(cause));
+    }
+    return new FlowError(FlowError.Kind.TLS_HANDSHAKE, "TLS with " + where + " failed: " + rootMessage(cause));
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable r = t;
+    while (r.getCause() != null && r.getCause() != r) {
+      r = r.getCause();
+    }
+    String m = r.getMessage();
+    return m == null ? r.getClass().getSimpleName() : m;
+  }
+
+  private static List<X509Certificate> peerChain(SSLSession s) {
+    List<X509Certificate> out = new ArrayList<>();
+    try {
+      for (Certificate c : s.getPeerCertificates()) {
+        if (c instanceof X509Certificate x) {
+          out.add(x);
+        }
+      }
+    } catch (SSLPeerUnverifiedException ignored) {
+      // no chain
+    }
+    return out;
+  }
+
+  public static boolean isIpLiteral(String host) {
+    return host.indexOf(':') >= 0 || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
+  }
+}
