@@ -1,0 +1,123 @@
+package dev.loupe.app;
+
+import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowEvent;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.FlowTier;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.flow.har.HarWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running headless session: prints a line per completed flow (like mitmdump) and, on SIGINT or
+ * SIGTERM, stops the proxy and writes the HAR file atomically before the JVM exits.
+ */
+final class HeadlessSession {
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+  private final ProxyEngine engine;
+  private final FlowStore store;
+  private final Path har;
+  private final PrintStream out;
+  private final FlowStore.Subscription printer;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  HeadlessSession(ProxyEngine engine, FlowStore store, Path har, PrintStream out) {
+    this.engine = engine;
+    this.store = store;
+    this.har = har;
+    this.out = out;
+    this.printer = out == null ? null : store.subscribe(this::print);
+    Runtime.getRuntime().addShutdownHook(new Thread(this::shutdown, "loupe-shutdown"));
+  }
+
+  /** Blocks until the JVM is shutting down and the session has been saved. */
+  void runUntilShutdown() throws InterruptedException {
+    stopped.await();
+  }
+
+  private void shutdown() {
+    try {
+      engine.close();
+      if (printer != null) {
+        printer.awaitIdle(2, TimeUnit.SECONDS);
+        printer.close();
+      }
+      if (har != null) {
+        List<Flow> flows = store.snapshot();
+        try {
+          HarWriter.writeAtomically(flows, har);
+          System.err.println("Loupe: wrote " + flows.size() + " flows to " + har.toAbsolutePath());
+        } catch (IOException | RuntimeException e) {
+          System.err.println("Loupe: could not write HAR to " + har + ": " + e.getMessage());
+        }
+      }
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void print(FlowEvent e) {
+    if (e.type() != FlowEvent.Type.COMPLETED) {
+      return;
+    }
+    out.println(line(e.flow()));
+    out.flush();
+  }
+
+  /** One line per flow: time, method, URL, status, size, duration, protocol per side, tier. */
+  static String line(Flow f) {
+    RequestHead req = f.request();
+    ResponseHead res = f.response();
+    StringBuilder sb = new StringBuilder(160);
+    sb.append(TIME.format(f.startedAt())).append(' ');
+    sb.append(req == null ? "?" : req.method()).append(' ');
+    sb.append(req == null ? "?" : f.tier() == FlowTier.TUNNEL ? req.authority() : req.url());
+    sb.append(' ');
+    if (f.error() != null) {
+      sb.append("ERROR ").append(f.error().kind().name().toLowerCase(Locale.ROOT).replace('_', '-'))
+          .append(": ").append(f.error().message());
+    } else if (f.tier() == FlowTier.TUNNEL) {
+      sb.append("up ").append(Sizes.human(f.tunnelBytesClientToServer()))
+          .append(" down ").append(Sizes.human(f.tunnelBytesServerToClient()));
+    } else if (res != null) {
+      sb.append(res.status());
+      sb.append(' ').append(Sizes.human(f.responseBody().size()));
+    }
+    double ms = f.timings().totalMs();
+    sb.append(' ').append(ms < 0 ? "-" : ms < 1000 ? String.format(Locale.ROOT, "%.0fms", ms)
+        : String.format(Locale.ROOT, "%.2fs", ms / 1000));
+    sb.append(' ').append(short_(f.clientProtocol())).append('/').append(short_(f.serverProtocol()));
+    sb.append(' ').append(f.tier().name().toLowerCase(Locale.ROOT));
+    if (f.isWebSocket()) {
+      sb.append(" websocket ").append(f.webSocketMessages().size()).append(" messages");
+      if (f.webSocketCloseCode() >= 0) {
+        sb.append(" close ").append(f.webSocketCloseCode());
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String short_(String protocol) {
+    if (protocol == null) {
+      return "-";
+    }
+    return switch (protocol) {
+      case "HTTP/1.1", "HTTP/1.0" -> "h1";
+      case "HTTP/2", "HTTP/2.0" -> "h2";
+      case "HTTP/3" -> "h3";
+      default -> protocol;
+    };
+  }
+}

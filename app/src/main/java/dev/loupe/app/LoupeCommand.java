@@ -1,0 +1,336 @@
+package dev.loupe.app;
+
+import dev.loupe.ca.CaException;
+import dev.loupe.ca.CertificateAuthority;
+import dev.loupe.ca.ConfigDirectory;
+import dev.loupe.ca.KeyAlgorithm;
+import dev.loupe.ca.LeafCertificate;
+import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.api.ServerCertificate;
+import dev.loupe.engine.flow.CapturePolicy;
+import dev.loupe.engine.flow.FlowStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code loupe}: starts the proxy. The public command line — scripts depend on these names, so
+ * extend them, never change them silently.
+ */
+@Command(
+    name = "loupe",
+    mixinStandardHelpOptions = true,
+    versionProvider = LoupeCommand.Version.class,
+    sortOptions = false,
+    description = {
+        "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
+        "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
+        "Runs headless (no UI) until the desktop app arrives."},
+    subcommands = {LoupeCommand.Ca.class},
+    footer = {"", "Examples:",
+        "  java -jar app/target/loupe.jar --headless",
+        "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
+        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'"})
+final class LoupeCommand implements Callable<Integer> {
+  @Option(names = "--headless", description = "Run without a window: print a line per completed flow.")
+  boolean headless;
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}). Use port 0 for any free port.")
+  String listen;
+
+  @Option(names = "--allow-remote",
+      description = "Allow a non-loopback --listen address (anyone who can reach it can use the proxy).")
+  boolean allowRemote;
+
+  @Option(names = "--confdir", paramLabel = "DIR",
+      description = "Where the CA and settings live (default: ~/.config/loupe on Linux, "
+          + "~/Library/Application Support/Loupe on macOS, %%APPDATA%%\\Loupe on Windows).")
+  Path confdir;
+
+  @Option(names = "--trust-ca", paramLabel = "FILE",
+      description = "Also trust the CA certificate(s) in this PEM or DER file when verifying origins. Repeatable.")
+  List<Path> trustCa = new ArrayList<>();
+
+  @Option(names = "--insecure", description = "Do not verify origin certificates at all (dangerous; shown in the output).")
+  boolean insecure;
+
+  @Option(names = "--ignore-hosts", paramLabel = "REGEX",
+      description = "Tunnel CONNECT targets matching this regex (host or host:port) without decrypting them. Repeatable.")
+  List<String> ignoreHosts = new ArrayList<>();
+
+  @Option(names = "--har", paramLabel = "FILE",
+      description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
+  Path har;
+
+  @Option(names = "--body-cap", paramLabel = "SIZE", defaultValue = "1MiB",
+      description = "Bytes of each body kept in memory (default: ${DEFAULT-VALUE}); the rest spills to a temp file.")
+  String bodyCap;
+
+  @Option(names = "--no-spill", description = "Do not spill bodies beyond --body-cap to disk; mark them truncated.")
+  boolean noSpill;
+
+  @Option(names = "--ca-key", paramLabel = "ec|rsa", defaultValue = "ec",
+      description = "Key type for a NEW CA (default: ${DEFAULT-VALUE}). An existing CA is always reused.")
+  String caKey;
+
+  @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10",
+      description = "TCP connect timeout to origins (default: ${DEFAULT-VALUE}).")
+  int connectTimeoutSeconds;
+
+  @Option(names = {"-q", "--quiet"}, description = "Do not print a line per flow.")
+  boolean quiet;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new LoupeCommand());
+    cli.setParameterExceptionHandler((ex, args) -> {
+      PrintStream err = System.err;
+      err.println("loupe: " + ex.getMessage());
+      err.println("Try 'loupe --help' for more information.");
+      return 2;
+    });
+    cli.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+      System.err.println("loupe: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+      return ex instanceof UsageError ? 2 : 1;
+    });
+    return cli;
+  }
+
+  /** A bad option value found after parsing: exit 2 with a one-line reason. */
+  static final class UsageError extends RuntimeException {
+    UsageError(String message) {
+      super(message);
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    InetSocketAddress address;
+    try {
+      address = ListenAddress.parse(listen);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("--listen: " + e.getMessage());
+    }
+    if (!address.getAddress().isLoopbackAddress() && !allowRemote) {
+      throw new UsageError("--listen " + listen + " is not a loopback address; add --allow-remote to listen on it"
+          + " (anyone who can reach it can then use the proxy)");
+    }
+    long cap;
+    try {
+      cap = Sizes.parse(bodyCap);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("--body-cap: " + e.getMessage());
+    }
+    if (cap > Integer.MAX_VALUE - 16) {
+      throw new UsageError("--body-cap: at most 2GiB");
+    }
+    KeyAlgorithm algorithm = switch (caKey.toLowerCase(java.util.Locale.ROOT)) {
+      case "ec", "ecdsa" -> KeyAlgorithm.EC_P256;
+      case "rsa" -> KeyAlgorithm.RSA_2048;
+      default -> throw new UsageError("--ca-key: expected ec or rsa, got '" + caKey + "'");
+    };
+    if (connectTimeoutSeconds <= 0) {
+      throw new UsageError("--connect-timeout: must be a positive number of seconds");
+    }
+    Pattern ignore = null;
+    if (!ignoreHosts.isEmpty()) {
+      try {
+        ignore = Pattern.compile(String.join("|", ignoreHosts.stream().map(r -> "(?:" + r + ")").toList()),
+            Pattern.CASE_INSENSITIVE);
+      } catch (PatternSyntaxException e) {
+        throw new UsageError("--ignore-hosts: invalid regex: " + e.getDescription());
+      }
+    }
+    List<X509Certificate> extraCas = new ArrayList<>();
+    for (Path p : trustCa) {
+      extraCas.addAll(readCertificates(p));
+    }
+    if (har != null) {
+      Path parent = har.toAbsolutePath().getParent();
+      if (parent != null && !Files.isDirectory(parent)) {
+        throw new UsageError("--har: directory does not exist: " + parent);
+      }
+    }
+
+    Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    CertificateAuthority ca;
+    try {
+      ca = CertificateAuthority.loadOrCreate(dir, algorithm);
+    } catch (CaException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+
+    EngineConfig config = EngineConfig.builder(host -> {
+          LeafCertificate leaf = ca.leafFor(host);
+          return new ServerCertificate(leaf.privateKey(), leaf.chain());
+        })
+        .listen(address)
+        .trustCas(extraCas)
+        .insecure(insecure)
+        .ignoreHosts(ignore)
+        .capture(new CapturePolicy((int) cap, !noSpill, Path.of(System.getProperty("java.io.tmpdir"))))
+        .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
+        .build();
+    FlowStore store = new FlowStore();
+    ProxyEngine engine;
+    try {
+      engine = ProxyEngine.start(config, store);
+    } catch (IOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    PrintStream out = System.out;
+    HeadlessSession session = new HeadlessSession(engine, store, har, quiet ? null : out);
+    if (!headless) {
+      out.println("Loupe: the desktop UI is not available yet; running headless.");
+    }
+    out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
+        + " (regular mode, " + ProxyEngine.transport() + ")");
+    out.println("CA certificate: " + ca.certificatePath());
+    if (insecure) {
+      out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");
+    }
+    if (!address.getAddress().isLoopbackAddress()) {
+      out.println("WARNING: listening on a non-loopback address: anyone who can reach " + hostPort(engine.address())
+          + " can use this proxy.");
+    }
+    if (har != null) {
+      out.println("HAR will be written on exit to " + har.toAbsolutePath());
+    }
+    out.flush();
+    session.runUntilShutdown();
+    return 0;
+  }
+
+  static String hostPort(InetSocketAddress a) {
+    String h = a.getAddress().getHostAddress();
+    return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + a.getPort();
+  }
+
+  static List<X509Certificate> readCertificates(Path p) {
+    try (InputStream in = Files.newInputStream(p)) {
+      List<X509Certificate> out = new ArrayList<>();
+      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        out.add((X509Certificate) c);
+      }
+      if (out.isEmpty()) {
+        throw new UsageError("--trust-ca: no certificate in " + p);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UsageError("--trust-ca: cannot read " + p + ": " + e.getMessage());
+    } catch (CertificateException e) {
+      throw new UsageError("--trust-ca: not a PEM or DER certificate: " + p);
+    }
+  }
+
+  /** {@code loupe ca ...}: the CA certificate for clients to trust. */
+  @Command(name = "ca", mixinStandardHelpOptions = true,
+      description = "Work with Loupe's CA certificate (what clients must trust).",
+      subcommands = {Ca.Export.class, Ca.PathCmd.class})
+  static final class Ca implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(System.err);
+      return 2;
+    }
+
+    static CertificateAuthority load(Path confdir) {
+      Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+      try {
+        return CertificateAuthority.loadOrCreate(dir);
+      } catch (CaException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    }
+
+    /** {@code loupe ca export --format pem|der FILE}. */
+    @Command(name = "export", mixinStandardHelpOptions = true,
+        description = "Write the CA certificate (never the key) to FILE ('-' for standard output, PEM only).")
+    static final class Export implements Callable<Integer> {
+      @Option(names = "--confdir", paramLabel = "DIR", description = "Where the CA lives (default: per-OS config directory).")
+      Path confdir;
+
+      @Option(names = "--format", paramLabel = "pem|der", defaultValue = "pem",
+          description = "pem (default) or der.")
+      String format;
+
+      @Parameters(paramLabel = "FILE", description = "Where to write it.")
+      String file;
+
+      @Override
+      public Integer call() throws IOException {
+        String f = format.toLowerCase(java.util.Locale.ROOT);
+        if (!f.equals("pem") && !f.equals("der")) {
+          throw new UsageError("--format: expected pem or der, got '" + format + "'");
+        }
+        CertificateAuthority ca = load(confdir);
+        if (file.equals("-")) {
+          if (f.equals("der")) {
+            throw new UsageError("DER cannot go to standard output; give a FILE");
+          }
+          System.out.print(Files.readString(ca.certificatePath()));
+          return 0;
+        }
+        Path target = Path.of(file);
+        if (f.equals("pem")) {
+          ca.exportPem(target);
+        } else {
+          ca.exportDer(target);
+        }
+        System.out.println(target.toAbsolutePath());
+        return 0;
+      }
+    }
+
+    /** {@code loupe ca path}. */
+    @Command(name = "path", mixinStandardHelpOptions = true,
+        description = "Print the path of the CA certificate PEM file (creating the CA if needed).")
+    static final class PathCmd implements Callable<Integer> {
+      @Option(names = "--confdir", paramLabel = "DIR", description = "Where the CA lives (default: per-OS config directory).")
+      Path confdir;
+
+      @Override
+      public Integer call() {
+        System.out.println(load(confdir).certificatePath());
+        return 0;
+      }
+    }
+  }
+
+  /** Version from the jar manifest, or "dev". */
+  static final class Version implements CommandLine.IVersionProvider {
+    static String text() {
+      String v = LoupeCommand.class.getPackage().getImplementationVersion();
+      return v == null ? "dev" : v;
+    }
+
+    @Override
+    public String[] getVersion() {
+      return new String[] {"Loupe " + text()};
+    }
+  }
+}
