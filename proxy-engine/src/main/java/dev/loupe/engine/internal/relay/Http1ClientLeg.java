@@ -76,6 +76,7 @@ import javax.net.ssl.SSLSession;
  */
 final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private final EngineContext engine;
+  private final String interceptScheme;
   private final String interceptHost;
   private final int interceptPort;
   private final ArrayDeque<HttpObject> inbound = new ArrayDeque<>();
@@ -103,8 +104,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
 
-  Http1ClientLeg(EngineContext engine, String interceptHost, int interceptPort) {
+  Http1ClientLeg(EngineContext engine, String interceptScheme, String interceptHost, int interceptPort) {
     this.engine = engine;
+    this.interceptScheme = interceptScheme;
     this.interceptHost = interceptHost;
     this.interceptPort = interceptPort;
   }
@@ -119,8 +121,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Channel ch = ctx.channel();
     clientInfo = new ConnectionInfo(ConnectionIds.next(), (InetSocketAddress) ch.remoteAddress(),
         (InetSocketAddress) ch.localAddress(), null, false);
-    if (ch.isActive() && !intercepted()) {
-      ctx.read();
+    if (ch.isActive() && !"https".equals(interceptScheme)) {
+      ctx.read(); // TLS legs read once the handshake is done
     }
   }
 
@@ -307,7 +309,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
             + " as its HTTP and HTTPS proxy.");
       }
-      return new RequestHead(req.method().name(), "https", interceptHost, interceptPort, uri, version, headers);
+      return new RequestHead(req.method().name(), interceptScheme, interceptHost, interceptPort, uri, version, headers);
     }
     URI u;
     try {
@@ -331,7 +333,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       // Absolute-form inside a tunnel: the tunnel decides where it goes.
       host = interceptHost;
       port = interceptPort;
-      scheme = "https";
+      scheme = interceptScheme;
     }
     String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
     String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
@@ -693,7 +695,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     String uri = req.uri() == null ? "" : req.uri();
     String host = intercepted() ? interceptHost : "unknown";
     int port = intercepted() ? interceptPort : 0;
-    flow.request(new RequestHead(req.method() == null ? "?" : req.method().name(), intercepted() ? "https" : "http",
+    flow.request(new RequestHead(req.method() == null ? "?" : req.method().name(), intercepted() ? interceptScheme : "http",
         host, port, uri.startsWith("/") ? uri : "/" , req.protocolVersion().text(),
         Http1Messages.toHeaders(req.headers())));
     engine.store().add(flow);

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Looks at the first bytes a client sends through a CONNECT tunnel: a TLS ClientHello record
- * means interception (SNI → minted certificate → HTTP/1.1 inside); anything else, or silence for
- * a while (server-speaks-first protocols), makes an opaque TUNNEL.
+ * means interception (SNI → minted certificate → HTTP/1.1 inside); a cleartext HTTP request line
+ * (ws://, http:// over CONNECT) is parsed as HTTP too; anything else, or silence for a while
+ * (server-speaks-first protocols), makes an opaque TUNNEL.
  */
 final class TlsSniffer extends ChannelInboundHandlerAdapter {
   /** TLS record type "handshake". */
@@ -63,6 +64,8 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
     silenceTimer.cancel(false);
     if (buf.getUnsignedByte(buf.readerIndex()) == TLS_HANDSHAKE) {
       intercept(ctx, buf);
+    } else if (looksLikeHttp(buf)) {
+      interceptCleartext(ctx, buf);
     } else {
       tunnel(ctx, buf);
     }
@@ -74,10 +77,35 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
         (sni, promise) -> engine.mitm().contextFor(sni == null || sni.isEmpty() ? host : sni, promise);
     p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
     p.addAfter(Pipelines.SNI, Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, host, port));
+    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, "https", host, port));
     p.remove(this);
     p.fireChannelRead(first);
     p.fireChannelReadComplete();
+  }
+
+  /** Plain HTTP inside the tunnel (ws://, or clients that CONNECT for http://): parse it too. */
+  private void interceptCleartext(ChannelHandlerContext ctx, ByteBuf first) {
+    ChannelPipeline p = ctx.pipeline();
+    p.addAfter(ctx.name(), Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
+    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, "http", host, port));
+    p.remove(this);
+    p.fireChannelRead(first);
+    p.fireChannelReadComplete();
+  }
+
+  /** An HTTP/1.x request line starts with an upper-case token and a space ("GET ", "OPTIONS "). */
+  static boolean looksLikeHttp(ByteBuf buf) {
+    int n = Math.min(buf.readableBytes(), 9);
+    for (int i = 0; i < n; i++) {
+      int c = buf.getUnsignedByte(buf.readerIndex() + i);
+      if (c == ' ') {
+        return i >= 3;
+      }
+      if (c < 'A' || c > 'Z') {
+        return false;
+      }
+    }
+    return false;
   }
 
   private void tunnel(ChannelHandlerContext ctx, ByteBuf first) {
