@@ -1,0 +1,261 @@
+package dev.loupe.engine.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(120)
+class FlowStoreTest {
+  @TempDir Path spillDir;
+
+  private final List<FlowStore.Subscription> subscriptions = new ArrayList<>();
+
+  @AfterEach
+  void closeSubscriptions() {
+    subscriptions.forEach(FlowStore.Subscription::close);
+  }
+
+  // ---- delivery --------------------------------------------------------------------------------
+
+  @Test
+  void eachListenerGetsTheEventsInPublishOrder() {
+    FlowStore store = new FlowStore();
+    RecordingListener a = new RecordingListener();
+    RecordingListener b = new RecordingListener();
+    FlowStore.Subscription sa = subscribe(store, a, 10_000);
+    FlowStore.Subscription sb = subscribe(store, b, 10_000);
+    List<String> published = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      Flow f = flow(store);
+      store.add(f);
+      published.add("ADDED " + f.id());
+      if (i % 2 == 0) {
+        store.updated(f);
+        published.add("UPDATED " + f.id());
+      }
+      store.completed(f);
+      published.add("COMPLETED " + f.id());
+    }
+    assertThat(sa.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(sb.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    // One UPDATED per flow and a roomy queue: nothing to coalesce or drop, so the order is exact.
+    assertThat(a.events()).isEqualTo(published);
+    assertThat(b.events()).isEqualTo(published);
+    assertThat(sa.droppedUpdates()).isZero();
+  }
+
+  @Test
+  void aBlockedListenerNeverBlocksThePublishers() throws InterruptedException {
+    FlowStore store = new FlowStore();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch firstEventSeen = new CountDownLatch(1);
+    AtomicInteger added = new AtomicInteger();
+    AtomicInteger updated = new AtomicInteger();
+    AtomicInteger completed = new AtomicInteger();
+    AtomicInteger seen = new AtomicInteger();
+    FlowStore.Subscription slow = subscribe(store, e -> {
+      seen.incrementAndGet();
+      firstEventSeen.countDown();
+      awaitQuietly(release);
+      switch (e.type()) {
+        case ADDED -> added.incrementAndGet();
+        case UPDATED -> updated.incrementAndGet();
+        case COMPLETED -> completed.incrementAndGet();
+      }
+    }, 100);
+    RecordingListener fast = new RecordingListener();
+    FlowStore.Subscription quick = subscribe(store, fast, 1_000_000);
+
+    int flows = 25_000; // 4 events each: 100,000 events
+    for (int i = 0; i < flows; i++) {
+      Flow f = flow(store);
+      store.add(f);
+      store.updated(f);
+      store.updated(f);
+      store.completed(f);
+    }
+    // Publishing returned while the slow listener is still stuck in its first event: it did not wait.
+    assertThat(firstEventSeen.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(seen.get()).isEqualTo(1);
+    assertThat(quick.awaitIdle(60, TimeUnit.SECONDS)).as("other listeners are not held up").isTrue();
+    assertThat(withoutUpdates(fast.events())).hasSize(2 * flows);
+
+    release.countDown();
+    assertThat(slow.awaitIdle(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(added.get()).isEqualTo(flows);
+    assertThat(completed.get()).isEqualTo(flows);
+    assertThat(updated.get()).as("UPDATED coalesced and dropped").isLessThan(2 * flows);
+    assertThat(slow.droppedUpdates()).isPositive();
+  }
+
+  @Test
+  void aThrowingListenerKeepsReceiving() {
+    FlowStore store = new FlowStore();
+    AtomicInteger calls = new AtomicInteger();
+    FlowStore.Subscription s = subscribe(store, e -> {
+      calls.incrementAndGet();
+      throw new IllegalStateException("listener bug");
+    }, 100);
+    Flow f = flow(store);
+    store.add(f);
+    store.completed(f);
+    assertThat(s.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(calls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aListenerCanCloseItsOwnSubscription() throws InterruptedException {
+    FlowStore store = new FlowStore();
+    AtomicReference<FlowStore.Subscription> self = new AtomicReference<>();
+    CountDownLatch closed = new CountDownLatch(1);
+    CountDownLatch subscribed = new CountDownLatch(1);
+    FlowStore.Subscription s = store.subscribe(e -> {
+      awaitQuietly(subscribed);
+      self.get().close();
+      closed.countDown();
+    });
+    self.set(s);
+    subscribed.countDown();
+    store.add(flow(store));
+    // close() from the delivery thread must not join that thread (which would wait its full 5 s).
+    assertThat(closed.await(4, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void flowsAreKeptInArrivalOrder() {
+    FlowStore store = new FlowStore();
+    List<Flow> added = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Flow f = flow(store);
+      added.add(f);
+      store.add(f);
+    }
+    assertThat(store.snapshot()).containsExactlyElementsOf(added);
+    assertThat(store.size()).isEqualTo(5);
+    assertThat(store.get(added.get(2).id())).isSameAs(added.get(2));
+    assertThat(added).extracting(Flow::id).isSorted();
+  }
+
+  // ---- memory budget ---------------------------------------------------------------------------
+
+  @Test
+  void overTheBudgetTheOldestCompletedFlowsSpill() throws IOException {
+    FlowStore store = new FlowStore(10_000);
+    List<Flow> flows = new ArrayList<>();
+    List<byte[]> bodies = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      byte[] body = new byte[4096];
+      new Random(i).nextBytes(body);
+      f.responseBody().append(ByteBuffer.wrap(body));
+      store.add(f);
+      f.complete();
+      store.completed(f);
+      flows.add(f);
+      bodies.add(body);
+    }
+    assertThat(store.heapBytes()).isLessThanOrEqualTo(10_000);
+    assertThat(flows).extracting(f -> f.responseBody().spilled()).containsExactly(true, true, true, false, false);
+    for (int i = 0; i < 5; i++) {
+      assertThat(flows.get(i).responseBody().bytes()).as("flow %d keeps its bytes", i).isEqualTo(bodies.get(i));
+    }
+    assertThat(spillFiles()).hasSize(3);
+
+    store.clear();
+    assertThat(spillFiles()).isEmpty();
+    assertThat(store.size()).isZero();
+    assertThat(store.heapBytes()).isZero();
+  }
+
+  @Test
+  void inFlightFlowsAreNotSpilled() {
+    FlowStore store = new FlowStore(1_000);
+    Flow inFlight = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    inFlight.responseBody().append(ByteBuffer.wrap(new byte[4096]));
+    store.add(inFlight);
+    Flow done = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    done.responseBody().append(ByteBuffer.wrap(new byte[4096]));
+    store.add(done);
+    done.complete();
+    store.completed(done);
+    assertThat(done.responseBody().spilled()).isTrue();
+    assertThat(inFlight.responseBody().spilled()).isFalse();
+  }
+
+  @Test
+  void theBudgetCountsBodiesOnlyWhichIsWhatSpillingFrees() {
+    FlowStore store = new FlowStore(1_000);
+    Flow ws = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    for (int i = 0; i < 10; i++) {
+      ws.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.SERVER_TO_CLIENT,
+          WebSocketMessage.BINARY, new byte[1000], 1000, Instant.now()));
+    }
+    store.add(ws);
+    ws.complete();
+    store.completed(ws);
+    assertThat(store.heapBytes()).isZero();
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  private FlowStore.Subscription subscribe(FlowStore store, FlowListener l, int capacity) {
+    FlowStore.Subscription s = store.subscribe(l, capacity);
+    subscriptions.add(s);
+    return s;
+  }
+
+  private static Flow flow(FlowStore store) {
+    return new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+  }
+
+  private static List<String> withoutUpdates(List<String> events) {
+    return events.stream().filter(e -> !e.startsWith("UPDATED")).toList();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private List<Path> spillFiles() throws IOException {
+    try (Stream<Path> s = Files.list(spillDir)) {
+      return s.toList();
+    }
+  }
+
+  /** Records "TYPE id" for every event, on the delivery thread. */
+  private static final class RecordingListener implements FlowListener {
+    private final List<String> events = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void onFlowEvent(FlowEvent event) {
+      events.add(event.type() + " " + event.flow().id());
+    }
+
+    List<String> events() {
+      synchronized (events) {
+        return new ArrayList<>(events);
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package dev.loupe.engine.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class FlowTest {
+  private final Flow flow = new Flow(7, Instant.parse("2026-11-30T02:10:18Z"), CapturePolicy.defaults());
+
+  @Test
+  void startsInFlightAsRelay() {
+    assertThat(flow.state()).isEqualTo(FlowState.IN_FLIGHT);
+    assertThat(flow.tier()).isEqualTo(FlowTier.RELAY);
+    assertThat(flow.isTunnel()).isFalse();
+    assertThat(flow.webSocketCloseCode()).isEqualTo(-1);
+  }
+
+  @Test
+  void completeEndsBothBodies() {
+    flow.complete();
+    assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+    assertThat(flow.requestBody().isComplete()).isTrue();
+    assertThat(flow.responseBody().isComplete()).isTrue();
+    flow.fail(new FlowError(FlowError.Kind.TIMEOUT, "late"));
+    assertThat(flow.state()).as("moves forward only").isEqualTo(FlowState.COMPLETE);
+    assertThat(flow.error()).isNull();
+  }
+
+  @Test
+  void theFirstErrorWins() {
+    FlowError first = new FlowError(FlowError.Kind.CONNECT_REFUSED, "a.example:443 refused the connection");
+    flow.fail(first);
+    flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "client went away"));
+    flow.complete();
+    assertThat(flow.state()).isEqualTo(FlowState.FAILED);
+    assertThat(flow.error()).isEqualTo(first);
+    assertThat(flow.toString()).contains("CONNECT_REFUSED");
+  }
+
+  @Test
+  void informationalResponsesAreKeptApartFromTheFinalOne() {
+    flow.response(new ResponseHead(100, "Continue", "HTTP/1.1", Headers.EMPTY));
+    flow.response(new ResponseHead(103, "Early Hints", "HTTP/1.1", Headers.of("Link", "</a.css>")));
+    assertThat(flow.response()).isNull();
+    flow.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.EMPTY));
+    assertThat(flow.response().status()).isEqualTo(200);
+    assertThat(flow.informationalResponses()).extracting(ResponseHead::status).containsExactly(100, 103);
+  }
+
+  @Test
+  void tunnelBytesAddUpAndWebSocketCloseIsTheFirstSeen() {
+    flow.addTunnelBytes(10, 20);
+    flow.addTunnelBytes(1, 2);
+    assertThat(flow.tunnelBytesClientToServer()).isEqualTo(11);
+    assertThat(flow.tunnelBytesServerToClient()).isEqualTo(22);
+    flow.webSocketClosed(1000, "bye");
+    flow.webSocketClosed(1006, "");
+    assertThat(flow.webSocketCloseCode()).isEqualTo(1000);
+    assertThat(flow.webSocketCloseReason()).isEqualTo("bye");
+  }
+
+  @Test
+  void memoryFootprintCountsBodiesAndMessages() {
+    long empty = flow.memoryFootprint();
+    flow.responseBody().append(ByteBuffer.wrap(new byte[1000]));
+    flow.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.SERVER_TO_CLIENT,
+        WebSocketMessage.BINARY, new byte[100], 100, Instant.now()));
+    assertThat(flow.memoryFootprint()).isGreaterThanOrEqualTo(empty + 1100);
+  }
+}
