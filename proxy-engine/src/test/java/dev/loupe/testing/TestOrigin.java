@@ -66,7 +66,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code POST|PUT /echo} — streams the body back, chunked;
  *   <li>{@code /status/CODE}, {@code /headers} (request headers as text), {@code /trailers} (chunked with a trailer);
  *   <li>{@code /reset} — promises 100000 bytes, sends 1000, closes; {@code /close} — closes without answering;
- *   <li>{@code /slow/MS} — answers after MS milliseconds; {@code /ws} — WebSocket echo.
+ *   <li>{@code /slow/MS} — answers after MS milliseconds; {@code /ws} — WebSocket echo;
+ *   <li>{@code /drop-next} — answers (keep-alive), then closes the connection, without a word, when
+ *       the next request arrives on it (a keep-alive connection the origin gave up on).
  * </ul>
  * Records every request head and counts connections.
  */
@@ -148,6 +150,7 @@ public final class TestOrigin implements AutoCloseable {
 
   private final class Handler extends SimpleChannelInboundHandler<HttpObject> {
     private String route;
+    private boolean dropNext;
     private HttpRequest request;
     private MessageDigest digest;
     private long length;
@@ -171,6 +174,13 @@ public final class TestOrigin implements AutoCloseable {
     }
 
     private void onHead(ChannelHandlerContext ctx, HttpRequest r) {
+      if (dropNext) {
+        route = "/close";
+      }
+      if (route.equals("/drop-next")) {
+        dropNext = true;
+        route = "/status/200";
+      }
       if (route.equals("/close")) {
         ctx.close();
         return;

@@ -34,6 +34,9 @@ public final class Exchange {
 
   enum ResponseState { AWAITING_UPSTREAM, AWAITING_HEADERS, STREAMING, WEBSOCKET, ENDED }
 
+  private static final java.util.Set<String> IDEMPOTENT =
+      java.util.Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
+
   private final Flow flow;
   private final FlowStore store;
   private final LongSupplier clock;
@@ -42,6 +45,7 @@ public final class Exchange {
   private ResponseState responseState = ResponseState.AWAITING_UPSTREAM;
   private boolean webSocketRequested;
   private boolean upstreamHeld;
+  private boolean retried;
   private boolean finished;
 
   public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
@@ -216,6 +220,20 @@ public final class Exchange {
   }
 
   private void onUpstreamBroken(UpstreamBroken e, List<ExchangeCommand> out) {
+    if (e.retryable() && !retried && responseState == ResponseState.AWAITING_HEADERS
+        && requestState == RequestState.ENDED && flow.requestBody().size() == 0
+        && IDEMPOTENT.contains(flow.request().method())) {
+      // A pooled connection the origin had already given up on: send the request once more on a
+      // fresh connection (RFC 9112 §9.3.1 allows it for a request that got no response).
+      retried = true;
+      requestState = RequestState.AWAITING_UPSTREAM;
+      responseState = ResponseState.AWAITING_UPSTREAM;
+      heldWhileConnecting.add(new RequestEnded(flow.requestTrailers()));
+      RequestHead head = flow.request();
+      out.add(new ReleaseUpstream(false));
+      out.add(new OpenUpstream(head.scheme(), head.host(), head.port()));
+      return;
+    }
     switch (responseState) {
       case AWAITING_UPSTREAM, AWAITING_HEADERS -> failBeforeResponse(e.error(), 502, "Bad Gateway", out);
       case STREAMING -> {

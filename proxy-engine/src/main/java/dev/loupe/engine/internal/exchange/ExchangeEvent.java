@@ -37,8 +37,16 @@ public sealed interface ExchangeEvent {
   /** The response ended, with trailers (possibly empty). */
   record ResponseEnded(Headers trailers) implements ExchangeEvent {}
 
-  /** The server leg failed or closed before the response ended. */
-  record UpstreamBroken(FlowError error) implements ExchangeEvent {}
+  /**
+   * The server leg failed or closed before the response ended. {@code retryable}: the leg knows the
+   * request may safely go again on a fresh connection (a reused keep-alive connection died before
+   * any response byte, and the request had no body).
+   */
+  record UpstreamBroken(FlowError error, boolean retryable) implements ExchangeEvent {
+    public UpstreamBroken(FlowError error) {
+      this(error, false);
+    }
+  }
 
   /** The client went away. */
   record ClientGone() implements ExchangeEvent {}

@@ -594,7 +594,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   void serverBroken(FlowError error, boolean responseStarted) {
     if (exchange != null) {
-      execute(exchange.on(new ExchangeEvent.UpstreamBroken(error)));
+      boolean retryable = !responseStarted && upstream != null && upstream.info().reused();
+      execute(exchange.on(new ExchangeEvent.UpstreamBroken(error, retryable)));
     }
   }
 

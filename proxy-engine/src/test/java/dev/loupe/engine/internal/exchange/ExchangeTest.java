@@ -196,4 +196,19 @@ class ExchangeTest {
     Object late = "late";
     assertThat(on(new ResponseDataReceived(late, 1))).containsExactly(new Discard(late));
   }
+
+  @Test
+  void retryableBreakReopensOnceThenFails() {
+    on(new RequestHeadersReceived(GET, false));
+    on(new RequestEnded(Headers.EMPTY));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    FlowError dead = new FlowError(FlowError.Kind.SERVER_RESET, "closed before sending a response");
+    assertThat(on(new UpstreamBroken(dead, true)))
+        .containsExactly(new ReleaseUpstream(false), new OpenUpstream("https", "example.test", 443));
+    assertThat(flow.state()).isEqualTo(FlowState.IN_FLIGHT);
+    assertThat(on(new UpstreamReady(SERVER, "HTTP/1.1")))
+        .containsExactly(new SendRequestHead(GET), new SendRequestEnd(Headers.EMPTY));
+    assertThat(on(new UpstreamBroken(dead, true))).containsExactly(
+        new ReleaseUpstream(false), new SendErrorResponse(502, "Bad Gateway", dead.message()), new Finished());
+  }
 }

@@ -1,0 +1,56 @@
+package dev.loupe.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.testing.ProxyFixture;
+import dev.loupe.testing.TestOrigin;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The server-leg pool: reuse, and recovery when the origin silently dropped a pooled connection. */
+@Timeout(60)
+class UpstreamPoolTest {
+  @Test
+  void deadPooledConnectionIsRetriedOnAFreshOneForIdempotentRequests() throws Exception {
+    for (boolean tls : new boolean[] {false, true}) {
+      try (ProxyFixture proxy = ProxyFixture.start();
+          TestOrigin origin = tls ? TestOrigin.https() : TestOrigin.http()) {
+        HttpClient client = proxy.client();
+        HttpResponse<String> first = client.send(
+            HttpRequest.newBuilder(URI.create(origin.url() + "/drop-next")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(first.statusCode()).isEqualTo(200);
+        // Same client connection, same proxy event loop: the pooled origin connection is reused,
+        // and the origin closes it on this request without answering.
+        HttpResponse<String> second = client.send(
+            HttpRequest.newBuilder(URI.create(origin.url() + "/status/200?second")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(second.body()).isEqualTo("status 200");
+        assertThat(origin.connections()).isEqualTo(2);
+        Flow flow = proxy.awaitFlow("?second");
+        assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+        assertThat(flow.serverConnection().reused()).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void aPostIsNotRetriedButAnswered502() throws Exception {
+    try (ProxyFixture proxy = ProxyFixture.start(); TestOrigin origin = TestOrigin.http()) {
+      HttpClient client = proxy.client();
+      client.send(HttpRequest.newBuilder(URI.create(origin.url() + "/drop-next")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> post = client.send(HttpRequest.newBuilder(URI.create(origin.url() + "/sha256?post"))
+          .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(post.statusCode()).isEqualTo(502);
+      assertThat(post.headers().firstValue("x-loupe-error")).hasValue("server-reset");
+      assertThat(origin.connections()).isEqualTo(1);
+    }
+  }
+}
