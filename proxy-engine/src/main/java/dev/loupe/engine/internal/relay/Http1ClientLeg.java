@@ -94,6 +94,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private Http1ServerLeg serverLeg;
   private boolean upstreamKeepAlive;
   private boolean responseBodyAllowed;
+  private boolean responseHeadSent;
   private ScheduledFuture<?> responseTimer;
 
   private boolean closeAfterResponse;
@@ -523,6 +524,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     upstreamKeepAlive = connection == null ? !http10
         : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
         : !connection.toLowerCase(Locale.ROOT).contains("close");
+    responseHeadSent = true;
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
         !closeAfterResponse);
@@ -563,6 +565,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private void finished() {
     exchange = null;
     request = null;
+    responseHeadSent = false;
     webSocket = false;
     served++;
     if (closeAfterResponse || closing) {
@@ -702,19 +705,26 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     engine.store().add(flow);
     flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
     engine.store().completed(flow);
-    ReferenceCountUtil.release(req);
+    // A request that is also content (the decoder's invalid-message object) is released by drain().
     writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
   }
 
   private void badRequestMidBody(Throwable cause) {
     String reason = reason(cause);
-    if (exchange != null) {
-      Exchange ex = exchange;
-      // Never hand the origin an ambiguous body: drop both connections.
-      execute(ex.on(new ExchangeEvent.ClientGone()));
-      ex.flow();
+    Exchange ex = exchange;
+    if (ex != null) {
+      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason));
     }
-    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+    if (!responseHeadSent) {
+      writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+    } else {
+      closing = true;
+      ctx.close();
+    }
+    if (ex != null) {
+      // Never hand the origin the rest of an ambiguous body: drop the server leg too.
+      execute(ex.on(new ExchangeEvent.ClientGone()));
+    }
   }
 
   private static String reason(Throwable cause) {
