@@ -1,0 +1,36 @@
+package dev.loupe.ca;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A clock that moves only when told to. Thread-safe. */
+final class FakeClock extends Clock {
+  private final AtomicReference<Instant> now;
+
+  FakeClock(Instant start) {
+    this.now = new AtomicReference<>(start);
+  }
+
+  void advance(Duration duration) {
+    now.updateAndGet(t -> t.plus(duration));
+  }
+
+  @Override
+  public Instant instant() {
+    return now.get();
+  }
+
+  @Override
+  public ZoneId getZone() {
+    return ZoneOffset.UTC;
+  }
+
+  @Override
+  public Clock withZone(ZoneId zone) {
+    throw new UnsupportedOperationException();
+  }
+}
