@@ -508,15 +508,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private void sendResponseHead(ResponseHead head) {
     cancelResponseTimer();
-    if (head.status() == 101) {
-      ctx.writeAndFlush(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
-      return;
-    }
     if (head.informational()) {
-      if (head.status() == 100 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
-        return; // HTTP/1.0 clients do not understand 1xx
+      if (head.status() != 101 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+        return; // HTTP/1.0 clients do not understand interim responses
       }
-      ctx.writeAndFlush(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
+      // An interim response is a whole message: end it, or the encoder refuses the final head.
+      ctx.write(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
+      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       return;
     }
     String connection = head.headers().get("connection");
