@@ -1,0 +1,202 @@
+package dev.loupe.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.loupe.testing.TestData;
+import dev.loupe.testing.TestOrigin;
+import dev.loupe.testing.TestPki;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The real command line in its own JVM: {@code --headless} prints where it listens and where the
+ * CA is, then a line per flow; SIGTERM writes the {@code --har} file; {@code ca path} and
+ * {@code ca export} hand out the CA certificate; bad options and values exit 2 with a one-line
+ * reason.
+ */
+@Timeout(180)
+class HeadlessCliTest {
+  private static final Duration START = Duration.ofSeconds(60);
+  private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)\\b");
+  private static final Pattern CA_LINE = Pattern.compile("^CA certificate: (.+)$");
+
+  @TempDir static Path tmp;
+  static TestOrigin http;
+  static TestOrigin https;
+
+  @BeforeAll
+  static void origins() throws Exception {
+    http = TestOrigin.http();
+    https = TestOrigin.https();
+  }
+
+  @AfterAll
+  static void stop() {
+    http.close();
+    https.close();
+  }
+
+  @Test
+  void headlessSessionPrintsFlowsAndWritesHarOnSigterm() throws Exception {
+    Path conf = tmp.resolve("headless-conf");
+    Path originCa = tmp.resolve("origin-ca.pem");
+    TestPki.shared().originCa().exportPem(originCa);
+    Path har = tmp.resolve("headless.har");
+
+    try (LoupeProcess loupe = LoupeProcess.start(
+        List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
+        List.of("--headless", "--listen", "127.0.0.1:0", "--confdir", conf.toString(),
+            "--trust-ca", originCa.toString(), "--har", har.toString()))) {
+      int port = Integer.parseInt(loupe.awaitLine(LISTENING, START).group(1));
+      Path caPem = Path.of(loupe.awaitLine(CA_LINE, START).group(1).trim());
+      assertThat(caPem).isRegularFile();
+      assertThat(caPem.toAbsolutePath().startsWith(conf.toAbsolutePath())).as("CA lives in --confdir").isTrue();
+
+      HttpClient client = HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port)))
+          .sslContext(TestPki.trusting(readCertificate(caPem)))
+          .connectTimeout(Duration.ofSeconds(10))
+          .build();
+
+      String plain = http.url() + "/bytes/1000?cli=http";
+      HttpResponse<byte[]> a = client.send(HttpRequest.newBuilder(URI.create(plain)).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(a.body()).isEqualTo(TestData.bytes(1000));
+
+      String tls = https.url() + "/headers?cli=https";
+      HttpResponse<String> b = client.send(HttpRequest.newBuilder(URI.create(tls)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(b.statusCode()).as("%s", b.body()).isEqualTo(200);
+      assertThat(b.sslSession()).isPresent();
+
+      String upload = https.url() + "/sha256?cli=post";
+      HttpResponse<String> c = client.send(HttpRequest.newBuilder(URI.create(upload))
+          .POST(HttpRequest.BodyPublishers.ofByteArray(TestData.bytes(100_000))).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(c.body()).isEqualTo(TestData.sha256(100_000) + " 100000");
+
+      String failing = "http://nosuch.invalid/cli?dns";
+      HttpResponse<String> d = client.send(HttpRequest.newBuilder(URI.create(failing)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(d.statusCode()).isEqualTo(502);
+
+      // time, method, full URL, status, size, duration, protocol per side, tier
+      String time = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}";
+      loupe.awaitLine(Pattern.compile("^" + time + " GET " + Pattern.quote(plain)
+          + " 200 1000B \\S+ h1/h1 relay$"), START);
+      loupe.awaitLine(Pattern.compile("^" + time + " GET " + Pattern.quote(tls) + " 200 \\S+ \\S+ h1/h1 relay$"), START);
+      loupe.awaitLine(Pattern.compile("^" + time + " POST " + Pattern.quote(upload) + " 200 \\S+ \\S+ h1/h1 relay$"),
+          START);
+      loupe.awaitLine(Pattern.compile("^" + time + " GET " + Pattern.quote(failing)
+          + " ERROR dns: DNS lookup failed for nosuch\\.invalid .* relay$"), START);
+
+      loupe.terminate();
+      int exit = loupe.awaitExit(Duration.ofSeconds(30));
+      // Killed by SIGTERM after the shutdown hook ran: the JVM's status is 128 + 15.
+      assertThat(exit).as("exit status after SIGTERM; stderr: %s", loupe.stderr()).isIn(0, 143);
+      assertThat(loupe.stderr()).anyMatch(l -> l.contains("wrote 4 flows to " + har.toAbsolutePath()));
+      assertThat(loupe.stderr()).noneMatch(l -> l.contains("LEAK"));
+
+      assertThat(har).isRegularFile();
+      try (var files = Files.list(har.getParent())) {
+        assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+      }
+      JsonNode doc = HarFiles.read(har);
+      HarFiles.assertValid(doc);
+      List<String> urls = new ArrayList<>();
+      for (JsonNode e : doc.path("log").path("entries")) {
+        urls.add(e.path("request").path("url").asText());
+      }
+      assertThat(urls).containsExactly(plain, tls, upload, failing);
+      JsonNode failed = doc.path("log").path("entries").get(3);
+      assertThat(failed.path("_errorKind").asText()).isEqualTo("DNS");
+
+      // 'ca path' names the certificate the running proxy announced.
+      LoupeProcess.Result path = LoupeProcess.run(START, "ca", "path", "--confdir", conf.toString());
+      assertThat(path.stdout()).containsExactly(caPem.toString());
+    }
+  }
+
+  @Test
+  void caPathPrintsThePemPathAndExportWritesTheSameCertificate() throws Exception {
+    Path conf = tmp.resolve("ca-conf");
+    LoupeProcess.Result path = LoupeProcess.run(START, "ca", "path", "--confdir", conf.toString());
+    assertThat(path.exitCode()).as("stderr: %s", path.stderr()).isZero();
+    assertThat(path.stdout()).hasSize(1);
+    Path pem = Path.of(path.stdout().get(0).trim());
+    assertThat(pem).isRegularFile();
+    assertThat(pem.toAbsolutePath().startsWith(conf.toAbsolutePath())).isTrue();
+    X509Certificate ca = readCertificate(pem);
+    assertThat(ca.getBasicConstraints()).as("a CA certificate").isGreaterThanOrEqualTo(0);
+
+    // Asking again finds the same CA, never a new one.
+    LoupeProcess.Result again = LoupeProcess.run(START, "ca", "path", "--confdir", conf.toString());
+    assertThat(again.stdout()).containsExactlyElementsOf(path.stdout());
+    assertThat(readCertificate(pem)).isEqualTo(ca);
+
+    Path der = tmp.resolve("exported.der");
+    LoupeProcess.Result d = LoupeProcess.run(START, "ca", "export", "--confdir", conf.toString(),
+        "--format", "der", der.toString());
+    assertThat(d.exitCode()).as("stderr: %s", d.stderr()).isZero();
+    byte[] derBytes = Files.readAllBytes(der);
+    assertThat(derBytes[0]).as("DER starts with a SEQUENCE tag, not PEM text").isEqualTo((byte) 0x30);
+    assertThat(readCertificate(der)).isEqualTo(ca);
+    assertThat(derBytes).isEqualTo(ca.getEncoded());
+
+    Path exportedPem = tmp.resolve("exported.pem");
+    LoupeProcess.Result p = LoupeProcess.run(START, "ca", "export", "--confdir", conf.toString(),
+        "--format", "pem", exportedPem.toString());
+    assertThat(p.exitCode()).as("stderr: %s", p.stderr()).isZero();
+    String text = Files.readString(exportedPem);
+    assertThat(text).startsWith("-----BEGIN CERTIFICATE-----").doesNotContain("PRIVATE KEY");
+    assertThat(readCertificate(exportedPem)).isEqualTo(ca);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "unknown option            | --bogus                  | --bogus",
+      "listen address not parsed | --listen nonsense        | --listen",
+      "non-loopback without flag | --listen 0.0.0.0:8080    | --allow-remote",
+      "listen port out of range  | --listen 127.0.0.1:70000 | --listen",
+  })
+  void badOptionOrValueExits2WithOneLineReason(String name, String args, String mentioned) throws Exception {
+    List<String> argv = new ArrayList<>(List.of(args.trim().split(" ")));
+    argv.addAll(List.of("--confdir", tmp.resolve("usage-conf").toString()));
+    LoupeProcess.Result r = LoupeProcess.run(START, argv.toArray(new String[0]));
+
+    assertThat(r.exitCode()).as("exit status; stderr: %s", r.stderr()).isEqualTo(2);
+    List<String> reasons = r.stderr().stream().filter(l -> !l.startsWith("Try 'loupe --help'")).toList();
+    assertThat(reasons).as("one line of reason (plus at most the --help hint): %s", r.stderr()).hasSize(1);
+    assertThat(reasons.get(0)).startsWith("loupe: ").contains(mentioned);
+    assertThat(r.stderr()).as("no stack trace").noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));
+    assertThat(r.stdout()).as("nothing started").isEmpty();
+  }
+
+  private static X509Certificate readCertificate(Path file) throws Exception {
+    try (InputStream in = Files.newInputStream(file)) {
+      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+    }
+  }
+}
