@@ -117,8 +117,9 @@ public final class Flow {
 
   public void request(RequestHead r) { request = r; }
 
+  /** Records a response head: 1xx (except 101, which ends the HTTP exchange) are informational. */
   public void response(ResponseHead r) {
-    if (r.informational()) {
+    if (r.informational() && r.status() != 101) {
       informational.add(r);
     } else {
       response = r;

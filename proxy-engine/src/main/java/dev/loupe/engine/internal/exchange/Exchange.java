@@ -175,15 +175,13 @@ public final class Exchange {
       throw new IllegalStateException("response head in state " + responseState);
     }
     if (e.head().informational()) {
-      flow.response(e.head());
       if (e.head().status() == 101) {
         if (!webSocketRequested) {
           onUpstreamBroken(new UpstreamBroken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
               flow.request().authority() + " switched protocols without being asked")), out);
           return;
         }
-        flow.response(new dev.loupe.engine.flow.ResponseHead(101, e.head().reason(),
-            e.head().httpVersion(), e.head().headers()));
+        flow.response(e.head()); // 101 ends the HTTP exchange: it is the flow's response
         flow.webSocket(true);
         flow.timings().responseStart(clock.getAsLong());
         responseState = ResponseState.WEBSOCKET;
@@ -191,6 +189,7 @@ public final class Exchange {
         out.add(new SendResponseHead(e.head()));
         out.add(new SwitchToWebSocket());
       } else {
+        flow.response(e.head());
         out.add(new SendResponseHead(e.head()));
       }
       store.updated(flow);

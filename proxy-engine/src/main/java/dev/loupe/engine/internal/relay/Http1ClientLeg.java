@@ -171,7 +171,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         authority(interceptHost, interceptPort), "HTTP/1.1", Headers.EMPTY));
     flow.timings().requestStart(System.nanoTime());
     engine.store().add(flow);
-    String reason = cause == null ? "unknown" : String.valueOf(cause.getMessage());
+    String reason = cause == null ? "unknown"
+        : cause instanceof java.nio.channels.ClosedChannelException
+            ? "the client closed the connection during the handshake"
+            : cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
     flow.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "TLS handshake with the client for " + interceptHost
         + " failed (does the client trust the Loupe CA?): " + reason));
     engine.store().completed(flow);
@@ -694,17 +697,32 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private void badRequest(HttpRequest req, String reason) {
     Flow flow = newFlow();
     flow.timings().requestStart(System.nanoTime());
-    String uri = req.uri() == null ? "" : req.uri();
-    String host = intercepted() ? interceptHost : "unknown";
-    int port = intercepted() ? interceptPort : 0;
-    flow.request(new RequestHead(req.method() == null ? "?" : req.method().name(), intercepted() ? interceptScheme : "http",
-        host, port, uri.startsWith("/") ? uri : "/" , req.protocolVersion().text(),
-        Http1Messages.toHeaders(req.headers())));
+    flow.request(headForRejected(req));
     engine.store().add(flow);
     flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
     engine.store().completed(flow);
     // A request that is also content (the decoder's invalid-message object) is released by drain().
     writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+  }
+
+  /** The best head we can record for a request we refuse: its real target when it parses. */
+  private RequestHead headForRejected(HttpRequest req) {
+    if (!req.decoderResult().isFailure() && !req.method().equals(HttpMethod.CONNECT)) {
+      try {
+        return requestHead(req);
+      } catch (IllegalArgumentException ignored) {
+        // fall through
+      }
+    }
+    String uri = req.uri() == null ? "" : req.uri();
+    String host = intercepted() ? interceptHost : "unknown";
+    int port = intercepted() ? interceptPort : 0;
+    if (req.method().equals(HttpMethod.CONNECT)) {
+      return new RequestHead("CONNECT", "https", host, port, uri, req.protocolVersion().text(),
+          Http1Messages.toHeaders(req.headers()));
+    }
+    return new RequestHead(req.method().name(), intercepted() ? interceptScheme : "http", host, port,
+        uri.startsWith("/") ? uri : "/", req.protocolVersion().text(), Http1Messages.toHeaders(req.headers()));
   }
 
   private void badRequestMidBody(Throwable cause) {
@@ -730,7 +748,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return "malformed request";
     }
     String m = cause.getMessage();
-    return cause.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+    if (cause instanceof io.netty.handler.codec.TooLongFrameException) {
+      return m == null ? "request head too large" : m;
+    }
+    return m == null || m.isBlank() ? cause.getClass().getSimpleName() : m;
   }
 
   /** Writes a short text error page naming the cause; closes the connection when {@code close}. */

@@ -90,18 +90,29 @@ public final class UpstreamTls {
     }
 
     private void anyOf(Check check) throws CertificateException {
-      CertificateException first = null;
+      CertificateException best = null;
       for (X509ExtendedTrustManager tm : delegates) {
         try {
           check.run(tm);
           return;
         } catch (CertificateException e) {
-          if (first == null) {
-            first = e;
+          // A delegate that anchored the chain but rejected it for another reason (the name) knows more.
+          if (best == null || isPathFailure(best) && !isPathFailure(e)) {
+            best = e;
           }
         }
       }
-      throw first;
+      throw best;
+    }
+
+    private static boolean isPathFailure(CertificateException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof java.security.cert.CertPathBuilderException
+            || t instanceof java.security.cert.CertPathValidatorException) {
+          return true;
+        }
+      }
+      return false;
     }
 
     @Override

@@ -177,7 +177,14 @@ public final class UpstreamConnector {
       }
       flow.timings().tlsStart(System.nanoTime());
       SslHandler ssl = tls.newHandler(ch.alloc(), host, port);
-      ssl.setHandshakeTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (!isIpLiteral(host)) {
+        // The JDK sends no SNI for a name without a dot (localhost, intranet names): set it explicitly.
+        javax.net.ssl.SSLParameters params = ssl.engine().getSSLParameters();
+        params.setServerNames(List.of(new javax.net.ssl.SNIHostName(host)));
+        ssl.engine().setSSLParameters(params);
+      }
+      // The handshake has its own budget: a short connect timeout must not cut a cold TLS handshake.
+      ssl.setHandshakeTimeout(Math.max(connectTimeout.toMillis(), 10_000), TimeUnit.MILLISECONDS);
       ch.pipeline().addLast(TLS, ssl);
       // Swallow reads/exceptions during the handshake; the handshake future reports failures.
       ch.pipeline().addLast("handshake-guard", new ChannelInboundHandlerAdapter() {
