@@ -104,6 +104,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private int connectPort;
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
+  /** True between a CONNECT to an ignored host and the tunnel opening: raw client bytes are held. */
+  private boolean tunnelPending;
+  /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
+  private ByteBuf tunnelEarlyBytes;
 
   Http1ClientLeg(EngineContext engine, String interceptScheme, String interceptHost, int interceptPort) {
     this.engine = engine;
@@ -184,6 +188,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (tunnelPending && msg instanceof ByteBuf b) {
+      tunnelEarlyBytes = tunnelEarlyBytes == null ? b : Unpooled.wrappedBuffer(tunnelEarlyBytes, b);
+      return;
+    }
     if (closing) {
       ReferenceCountUtil.release(msg);
       return;
@@ -384,10 +392,16 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       // Tunnel without looking: connect first so the client learns of failures as a 502.
       Flow flow = TunnelRelay.newTunnelFlow(engine, connectHost, connectPort, clientInfo);
       closing = true; // this leg is done with HTTP
+      tunnelPending = true;
+      // Stop parsing now: bytes the client sent behind the CONNECT belong to the tunnel (the codec
+      // hands its leftovers to channelRead, which holds them). The encoder stays for the 200 or 502.
+      p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
+          new io.netty.handler.codec.http.HttpResponseEncoder());
       engine.connector().acquire(ctx.channel().eventLoop(), "tcp", connectHost, connectPort, flow)
           .addListener(f -> {
             UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
             if (r.error() != null) {
+              releaseEarlyBytes();
               flow.fail(r.error());
               engine.store().completed(flow);
               writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
@@ -395,11 +409,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             }
             ctx.writeAndFlush(connectEstablished()).addListener(w -> {
               if (!w.isSuccess()) {
+                releaseEarlyBytes();
                 r.connection().channel().close();
+                flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client left before the tunnel opened"));
+                engine.store().completed(flow);
                 return;
               }
-              p.remove(Pipelines.HTTP_SERVER_CODEC);
-              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), null);
+              p.remove("connect-response-encoder");
+              ByteBuf first = tunnelEarlyBytes;
+              tunnelEarlyBytes = null;
+              tunnelPending = false;
+              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), first);
               p.remove(this);
             });
           });
@@ -783,6 +803,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
     releaseInbound();
+    releaseEarlyBytes();
     if (exchange != null) {
       execute(exchange.on(new ExchangeEvent.ClientGone()));
     }
@@ -801,6 +822,15 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     releaseInbound();
+    releaseEarlyBytes();
+  }
+
+  private void releaseEarlyBytes() {
+    tunnelPending = false;
+    if (tunnelEarlyBytes != null) {
+      tunnelEarlyBytes.release();
+      tunnelEarlyBytes = null;
+    }
   }
 
   private void releaseInbound() {

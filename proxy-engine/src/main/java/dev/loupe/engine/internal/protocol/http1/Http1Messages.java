@@ -31,7 +31,7 @@ import java.util.Set;
 public final class Http1Messages {
   private static final Set<String> HOP_BY_HOP = Set.of(
       "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-      "te", "trailer", "upgrade");
+      "te", "upgrade");
 
   private Http1Messages() {}
 
