@@ -684,8 +684,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Channel server = up.channel();
     WebSocketRelay toServer = new WebSocketRelay(engine, ex, dev.loupe.engine.flow.WebSocketMessage.Direction.CLIENT_TO_SERVER, server);
     WebSocketRelay toClient = new WebSocketRelay(engine, ex, dev.loupe.engine.flow.WebSocketMessage.Direction.SERVER_TO_CLIENT, client);
-    toServer.peerRelay(toClient);
-    toClient.peerRelay(toServer);
+    PeerRelay.pair(toServer, toClient);
 
     ChannelPipeline cp = client.pipeline();
     cp.addAfter(ctx.name(), "ws-decoder", new WebSocket13FrameDecoder(Pipelines.webSocketDecoder(true)));

@@ -7,11 +7,8 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.time.Instant;
 
@@ -20,18 +17,15 @@ import java.time.Instant;
  * written to the other (no copy); each side reads again only while the other side is writable.
  * The flow records the target, the bytes each way and the duration.
  */
-final class TunnelRelay extends ChannelInboundHandlerAdapter {
+final class TunnelRelay extends PeerRelay {
   private final EngineContext engine;
   private final Flow flow;
-  private final Channel peer;
   private final boolean fromClient;
-  private TunnelRelay peerRelay;
-  private boolean closed;
 
   private TunnelRelay(EngineContext engine, Flow flow, Channel peer, boolean fromClient) {
+    super(peer);
     this.engine = engine;
     this.flow = flow;
-    this.peer = peer;
     this.fromClient = fromClient;
   }
 
@@ -57,8 +51,7 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
     flow.timings().sendStart(System.nanoTime());
     TunnelRelay c2s = new TunnelRelay(engine, flow, s, true);
     TunnelRelay s2c = new TunnelRelay(engine, flow, client, false);
-    c2s.peerRelay = s2c;
-    s2c.peerRelay = c2s;
+    pair(c2s, s2c);
     client.pipeline().addLast("tunnel", c2s);
     s.pipeline().addLast("tunnel", s2c);
     engine.store().updated(flow);
@@ -86,37 +79,9 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
   }
 
   @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
-    peer.flush();
-    if (peer.isWritable()) {
-      ctx.read();
-    }
-  }
-
-  @Override
-  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    // Our channel drained: the peer may read again.
-    if (ctx.channel().isWritable() && peer.isActive()) {
-      peer.read();
-    }
-    ctx.fireChannelWritabilityChanged();
-  }
-
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    closed = true;
-    if (peer.isActive()) {
-      peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    }
-    if (peerRelay.closed) {
-      flow.timings().responseEnd(System.nanoTime());
-      flow.complete();
-      engine.store().completed(flow);
-    }
-  }
-
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    ctx.close();
+  protected void bothClosed() {
+    flow.timings().responseEnd(System.nanoTime());
+    flow.complete();
+    engine.store().completed(flow);
   }
 }

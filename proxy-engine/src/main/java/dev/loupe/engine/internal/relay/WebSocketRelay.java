@@ -5,11 +5,8 @@ import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
@@ -27,30 +24,23 @@ import java.time.Instant;
  * the first close code. Frames are forwarded as the decoder produced them; the encoder on the other
  * leg re-frames (and masks, towards the origin).
  */
-final class WebSocketRelay extends ChannelInboundHandlerAdapter {
+final class WebSocketRelay extends PeerRelay {
   private final EngineContext engine;
   private final Exchange exchange;
   private final Flow flow;
   private final WebSocketMessage.Direction direction;
-  private final Channel peer;
-  private WebSocketRelay peerRelay;
   private ChannelHandlerContext ctx;
-  private boolean closed;
 
   private int messageOpcode = -1;
   private ByteArrayOutputStream messageBytes;
   private long messageLength;
 
   WebSocketRelay(EngineContext engine, Exchange exchange, WebSocketMessage.Direction direction, Channel peer) {
+    super(peer);
     this.engine = engine;
     this.exchange = exchange;
     this.flow = exchange.flow();
     this.direction = direction;
-    this.peer = peer;
-  }
-
-  void peerRelay(WebSocketRelay r) {
-    peerRelay = r;
   }
 
   @Override
@@ -120,34 +110,7 @@ final class WebSocketRelay extends ChannelInboundHandlerAdapter {
   }
 
   @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
-    peer.flush();
-    if (peer.isWritable()) {
-      ctx.read();
-    }
-  }
-
-  @Override
-  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable() && peer.isActive()) {
-      peer.read();
-    }
-    ctx.fireChannelWritabilityChanged();
-  }
-
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    closed = true;
-    if (peer.isActive()) {
-      peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    }
-    if (peerRelay.closed) {
-      exchange.on(new ExchangeEvent.TunnelClosed());
-    }
-  }
-
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    ctx.close();
+  protected void bothClosed() {
+    exchange.on(new ExchangeEvent.TunnelClosed());
   }
 }
