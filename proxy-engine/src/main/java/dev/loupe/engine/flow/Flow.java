@@ -40,6 +40,8 @@ public final class Flow {
   private volatile String webSocketCloseReason;
   private volatile long tunnelBytesClientToServer;
   private volatile long tunnelBytesServerToClient;
+  private volatile int clientStreamId = -1;
+  private volatile int serverStreamId = -1;
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
     this.id = id;
@@ -103,6 +105,12 @@ public final class Flow {
 
   public boolean isTunnel() { return tier == FlowTier.TUNNEL; }
 
+  /** HTTP/2 (or HTTP/3) stream id on the client leg, or -1 for HTTP/1.x. */
+  public int clientStreamId() { return clientStreamId; }
+
+  /** HTTP/2 (or HTTP/3) stream id on the server leg, or -1 for HTTP/1.x. */
+  public int serverStreamId() { return serverStreamId; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -110,6 +118,10 @@ public final class Flow {
   public void clientProtocol(String p) { clientProtocol = p; }
 
   public void serverProtocol(String p) { serverProtocol = p; }
+
+  public void clientStreamId(int id) { clientStreamId = id; }
+
+  public void serverStreamId(int id) { serverStreamId = id; }
 
   public void clientConnection(ConnectionInfo c) { clientConnection = c; }
 

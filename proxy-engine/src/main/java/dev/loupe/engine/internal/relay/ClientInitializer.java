@@ -15,6 +15,6 @@ public final class ClientInitializer extends ChannelInitializer<SocketChannel> {
   protected void initChannel(SocketChannel ch) {
     ch.pipeline()
         .addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()))
-        .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, null, null, 0));
+        .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, ClientSide.explicitProxy()));
   }
 }

@@ -38,7 +38,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
@@ -76,6 +75,7 @@ import javax.net.ssl.SSLSession;
  */
 final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private final EngineContext engine;
+  private final ClientSide side;
   private final String interceptScheme;
   private final String interceptHost;
   private final int interceptPort;
@@ -109,11 +109,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
   private ByteBuf tunnelEarlyBytes;
 
-  Http1ClientLeg(EngineContext engine, String interceptScheme, String interceptHost, int interceptPort) {
+  Http1ClientLeg(EngineContext engine, ClientSide side) {
     this.engine = engine;
-    this.interceptScheme = interceptScheme;
-    this.interceptHost = interceptHost;
-    this.interceptPort = interceptPort;
+    this.side = side;
+    this.interceptScheme = side.scheme();
+    this.interceptHost = side.host();
+    this.interceptPort = side.port();
+    this.clientTls = side.tls();
   }
 
   private boolean intercepted() {
@@ -124,64 +126,31 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     Channel ch = ctx.channel();
-    clientInfo = new ConnectionInfo(ConnectionIds.next(), (InetSocketAddress) ch.remoteAddress(),
-        (InetSocketAddress) ch.localAddress(), null, false);
-    if (ch.isActive() && !"https".equals(interceptScheme)) {
-      ctx.read(); // TLS legs read once the handshake is done
+    Channel connection = side.multiplexed() && ch.parent() != null ? ch.parent() : ch;
+    clientInfo = new ConnectionInfo(connectionId(connection), (InetSocketAddress) connection.remoteAddress(),
+        (InetSocketAddress) connection.localAddress(), clientTls, false);
+    if (ch.isActive()) {
+      ctx.read();
     }
+  }
+
+  private static final io.netty.util.AttributeKey<Long> CONNECTION_ID =
+      io.netty.util.AttributeKey.valueOf("loupe.connection.id");
+
+  /** One id per client connection, shared by all its HTTP/2 streams. */
+  static long connectionId(Channel connection) {
+    Long id = connection.attr(CONNECTION_ID).get();
+    if (id == null) {
+      id = ConnectionIds.next();
+      connection.attr(CONNECTION_ID).set(id);
+    }
+    return id;
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     ctx.read();
     ctx.fireChannelActive();
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof SslHandshakeCompletionEvent hs) {
-      if (hs.isSuccess()) {
-        SslHandler ssl = ctx.pipeline().get(SslHandler.class);
-        SSLSession s = ssl.engine().getSession();
-        clientTls = new TlsInfo(requestedSni(s), s.getProtocol(), s.getCipherSuite(), ssl.applicationProtocol(),
-            List.of(), false);
-        clientInfo = new ConnectionInfo(clientInfo.id(), clientInfo.remoteAddress(), clientInfo.localAddress(),
-            clientTls, false);
-        ctx.read();
-      } else {
-        recordClientTlsFailure(hs.cause());
-        closing = true;
-        ctx.close();
-      }
-      return;
-    }
-    ctx.fireUserEventTriggered(evt);
-  }
-
-  private static String requestedSni(SSLSession s) {
-    if (s instanceof ExtendedSSLSession ext) {
-      for (SNIServerName n : ext.getRequestedServerNames()) {
-        if (n instanceof SNIHostName h) {
-          return h.getAsciiName();
-        }
-      }
-    }
-    return null;
-  }
-
-  private void recordClientTlsFailure(Throwable cause) {
-    Flow flow = newFlow();
-    flow.request(new RequestHead("CONNECT", "https", interceptHost, interceptPort,
-        authority(interceptHost, interceptPort), "HTTP/1.1", Headers.EMPTY));
-    flow.timings().requestStart(System.nanoTime());
-    engine.store().add(flow);
-    String reason = cause == null ? "unknown"
-        : cause instanceof java.nio.channels.ClosedChannelException
-            ? "the client closed the connection during the handshake"
-            : cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
-    flow.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "TLS handshake with the client for " + interceptHost
-        + " failed (does the client trust the Loupe CA?): " + reason));
-    engine.store().completed(flow);
   }
 
   // ---- clientToProxy -----------------------------------------------------------------------
@@ -305,7 +274,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private Flow newFlow() {
     Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(FlowTier.RELAY);
-    flow.clientProtocol(request != null ? request.protocolVersion().text() : "HTTP/1.1");
+    flow.clientProtocol(side.multiplexed() ? side.protocol()
+        : request != null ? request.protocolVersion().text() : side.protocol());
+    if (side.multiplexed() && ctx.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel sc) {
+      flow.clientStreamId(sc.stream().id());
+    }
     flow.clientConnection(new ConnectionInfo(clientInfo.id(), clientInfo.remoteAddress(), clientInfo.localAddress(),
         clientTls, served > 0));
     return flow;
@@ -313,8 +286,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private RequestHead requestHead(HttpRequest req) {
     String uri = req.uri();
-    Headers headers = Http1Messages.toHeaders(req.headers());
-    String version = req.protocolVersion().text();
+    Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers())
+        : Http1Messages.toHeaders(req.headers());
+    String version = side.multiplexed() ? side.protocol() : req.protocolVersion().text();
     if (uri.startsWith("/") || uri.equals("*")) {
       if (!intercepted()) {
         throw new IllegalArgumentException("Loupe is an HTTP proxy: it needs absolute-form requests"
@@ -535,8 +509,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       if (head.status() != 101 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
         return; // HTTP/1.0 clients do not understand interim responses
       }
+      var interim = Http1Messages.toClientResponse(head, request.protocolVersion(), false, true);
+      if (side.multiplexed()) {
+        // HTTP/2: a HEADERS frame without END_STREAM (the codec wants 100 as a full response).
+        ctx.writeAndFlush(head.status() == 100
+            ? new DefaultFullHttpResponse(interim.protocolVersion(), interim.status(), Unpooled.EMPTY_BUFFER,
+                interim.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE)
+            : interim);
+        return;
+      }
       // An interim response is a whole message: end it, or the encoder refuses the final head.
-      ctx.write(Http1Messages.toClientResponse(head, request.protocolVersion(), false, true));
+      ctx.write(interim);
       ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       return;
     }
@@ -589,6 +572,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     responseHeadSent = false;
     webSocket = false;
     served++;
+    if (side.multiplexed()) {
+      // One stream, one exchange: the stream ends with the response (or is reset by close()).
+      closing = true;
+      releaseInbound();
+      ctx.flush();
+      return;
+    }
     if (closeAfterResponse || closing) {
       closing = true;
       releaseInbound();

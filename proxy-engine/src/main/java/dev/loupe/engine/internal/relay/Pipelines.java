@@ -11,6 +11,7 @@ final class Pipelines {
   static final String CLIENT_LEG = "client-leg";
   static final String SNIFFER = "tls-sniffer";
   static final String SNI = "sni";
+  static final String ALPN = "alpn";
   static final int WEBSOCKET_MAX_FRAME = 64 << 20;
 
   private Pipelines() {}

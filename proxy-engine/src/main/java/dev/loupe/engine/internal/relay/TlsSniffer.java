@@ -76,8 +76,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
     AsyncMapping<String, SslContext> mapping =
         (sni, promise) -> engine.mitm().contextFor(sni == null || sni.isEmpty() ? host : sni, promise);
     p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
-    p.addAfter(Pipelines.SNI, Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, "https", host, port));
+    p.addAfter(Pipelines.SNI, Pipelines.ALPN, new AlpnClientLeg(engine, host, port));
     p.remove(this);
     p.fireChannelRead(first);
     p.fireChannelReadComplete();
@@ -87,7 +86,8 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
   private void interceptCleartext(ChannelHandlerContext ctx, ByteBuf first) {
     ChannelPipeline p = ctx.pipeline();
     p.addAfter(ctx.name(), Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, "http", host, port));
+    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine,
+        new ClientSide("http", host, port, null, "HTTP/1.1", false)));
     p.remove(this);
     p.fireChannelRead(first);
     p.fireChannelReadComplete();

@@ -71,7 +71,7 @@ public final class MitmContexts {
               ApplicationProtocolConfig.Protocol.ALPN,
               ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
               ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              ApplicationProtocolNames.HTTP_1_1))
+              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
           .build();
     } catch (Exception e) {
       throw new IllegalStateException("cannot build a TLS context for " + host + ": " + e.getMessage(), e);

@@ -50,6 +50,20 @@ public final class Http1Messages {
     return Headers.of(fields);
   }
 
+  /**
+   * Headers of a message converted from HTTP/2 by Netty's adapter, without the adapter's own
+   * {@code x-http2-*} extension headers (they never were on the wire).
+   */
+  public static Headers toHeadersFromHttp2(HttpHeaders h) {
+    List<Headers.Field> fields = new ArrayList<>(h.size());
+    for (Map.Entry<String, String> e : h) {
+      if (!e.getKey().regionMatches(true, 0, "x-http2-", 0, 8)) {
+        fields.add(new Headers.Field(e.getKey(), e.getValue()));
+      }
+    }
+    return Headers.of(fields);
+  }
+
   public static HttpHeaders toNetty(Headers h) {
     HttpHeaders out = new DefaultHttpHeaders();
     for (Headers.Field f : h.fields()) {
