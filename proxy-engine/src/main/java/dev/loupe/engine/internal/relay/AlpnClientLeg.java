@@ -13,9 +13,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -40,10 +38,6 @@ import javax.net.ssl.SSLSession;
  * limits (rapid reset, CONTINUATION and control-frame floods).
  */
 final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
-  static final int STREAM_WINDOW = 1 << 20;
-  static final int CONNECTION_WINDOW = 16 << 20;
-  static final int MAX_CONCURRENT_STREAMS = 256;
-
   private final EngineContext engine;
   private final String host;
   private final int port;
@@ -65,13 +59,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     ChannelPipeline p = ctx.pipeline();
     if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
       ClientSide side = new ClientSide("https", host, port, tls, "HTTP/2", true);
-      p.addLast("h2", Http2FrameCodecBuilder.forServer()
-          .initialSettings(Http2Settings.defaultSettings()
-              .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-              .initialWindowSize(STREAM_WINDOW)
-              .maxHeaderListSize(engine.config().limits().maxHeaderSize()))
-          .validateHeaders(true)
-          .build());
+      p.addLast("h2", Http2Codecs.forClientLeg(engine.config()));
       p.addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
         @Override
         protected void initChannel(Http2StreamChannel stream) {
@@ -82,7 +70,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
         }
       }));
       // Raise the connection window too: initialWindowSize only sets the per-stream windows.
-      ctx.channel().writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - 65_535));
+      ctx.channel().writeAndFlush(new DefaultHttp2WindowUpdateFrame(Http2Codecs.CONNECTION_WINDOW - 65_535));
       // The connection reads on its own; backpressure is HTTP/2 flow control: a stream's credit
       // returns only as its leg consumes, so at most the connection window is buffered.
       ctx.channel().config().setAutoRead(true);
