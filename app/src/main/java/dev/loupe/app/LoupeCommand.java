@@ -96,6 +96,11 @@ final class LoupeCommand implements Callable<Integer> {
       description = "TCP connect timeout to origins (default: ${DEFAULT-VALUE}).")
   int connectTimeoutSeconds;
 
+  @Option(names = "--upstream-protocol", paramLabel = "auto|h1|h2", defaultValue = "auto",
+      description = "What Loupe speaks to origins: auto (default: HTTP/2 when the client spoke it and the origin"
+          + " agrees by ALPN, else HTTP/1.1), h1, or h2 (h2c prior knowledge for http:// origins).")
+  String upstreamProtocol;
+
   @Option(names = {"-q", "--quiet"}, description = "Do not print a line per flow.")
   boolean quiet;
 
@@ -153,6 +158,12 @@ final class LoupeCommand implements Callable<Integer> {
     if (connectTimeoutSeconds <= 0) {
       throw new UsageError("--connect-timeout: must be a positive number of seconds");
     }
+    EngineConfig.UpstreamProtocol upstream = switch (upstreamProtocol.toLowerCase(java.util.Locale.ROOT)) {
+      case "auto" -> EngineConfig.UpstreamProtocol.AUTO;
+      case "h1", "http/1.1", "http1" -> EngineConfig.UpstreamProtocol.H1;
+      case "h2", "http/2", "http2" -> EngineConfig.UpstreamProtocol.H2;
+      default -> throw new UsageError("--upstream-protocol: expected auto, h1 or h2, got '" + upstreamProtocol + "'");
+    };
     Pattern ignore = null;
     if (!ignoreHosts.isEmpty()) {
       try {
@@ -191,6 +202,7 @@ final class LoupeCommand implements Callable<Integer> {
         .ignoreHosts(ignore)
         .capture(new CapturePolicy((int) cap, !noSpill, Path.of(System.getProperty("java.io.tmpdir"))))
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
+        .upstreamProtocol(upstream)
         .build();
     FlowStore store = new FlowStore();
     ProxyEngine engine;

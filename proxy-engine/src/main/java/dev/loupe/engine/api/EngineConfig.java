@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  * @param poolIdleTimeout    how long an idle upstream connection stays in the pool
  * @param maxIdlePerOrigin   idle upstream connections kept per origin and I/O thread
  * @param ioThreads          event loop threads (0: Netty's default, two per core)
+ * @param upstreamProtocol   what the server leg speaks (default AUTO: HTTP/2 when the client spoke it
+ *                           and the origin agrees by ALPN, else HTTP/1.1)
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -37,7 +39,18 @@ public record EngineConfig(
     Duration responseTimeout,
     Duration poolIdleTimeout,
     int maxIdlePerOrigin,
-    int ioThreads) {
+    int ioThreads,
+    UpstreamProtocol upstreamProtocol) {
+
+  /** {@code --upstream-protocol}: the server leg's protocol. */
+  public enum UpstreamProtocol {
+    /** Offer HTTP/2 to the origin when the client spoke HTTP/2; fall back to HTTP/1.1. */
+    AUTO,
+    /** Always HTTP/1.1. */
+    H1,
+    /** Always HTTP/2 (h2 by ALPN over TLS, h2c prior knowledge in cleartext); fail if the origin cannot. */
+    H2
+  }
 
   /**
    * Parser limits: a request beyond them gets a 400 and the connection is closed.
@@ -61,6 +74,7 @@ public record EngineConfig(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(responseTimeout, "responseTimeout");
     Objects.requireNonNull(poolIdleTimeout, "poolIdleTimeout");
+    Objects.requireNonNull(upstreamProtocol, "upstreamProtocol");
   }
 
   public static Builder builder(CertificateSource certificates) {
@@ -80,6 +94,7 @@ public record EngineConfig(
     b.poolIdleTimeout = poolIdleTimeout;
     b.maxIdlePerOrigin = maxIdlePerOrigin;
     b.ioThreads = ioThreads;
+    b.upstreamProtocol = upstreamProtocol;
     return b;
   }
 
@@ -105,6 +120,7 @@ public record EngineConfig(
     private Duration poolIdleTimeout = Duration.ofSeconds(60);
     private int maxIdlePerOrigin = 32;
     private int ioThreads;
+    private UpstreamProtocol upstreamProtocol = UpstreamProtocol.AUTO;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -122,10 +138,11 @@ public record EngineConfig(
     public Builder poolIdleTimeout(Duration d) { poolIdleTimeout = d; return this; }
     public Builder maxIdlePerOrigin(int n) { maxIdlePerOrigin = n; return this; }
     public Builder ioThreads(int n) { ioThreads = n; return this; }
+    public Builder upstreamProtocol(UpstreamProtocol p) { upstreamProtocol = p; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
-          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads);
+          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol);
     }
   }
 }

@@ -12,7 +12,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -40,8 +39,9 @@ public final class ProxyEngine implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
-    SslContext upstreamTls = UpstreamTls.clientContext(config.trustedCas(), config.insecure());
-    this.connector = new UpstreamConnector(upstreamTls, !config.insecure(), blocking, config.connectTimeout(),
+    this.connector = new UpstreamConnector(UpstreamTls.contexts(config.trustedCas(), config.insecure()),
+        () -> dev.loupe.engine.internal.relay.Http2Codecs.forServerLeg(config), !config.insecure(), blocking,
+        config.connectTimeout(),
         config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
         config.limits().maxHeaderSize(), config.limits().maxChunkSize());
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
@@ -91,6 +91,11 @@ public final class ProxyEngine implements AutoCloseable {
   /** Idle pooled upstream connections, for tests and diagnostics. */
   public int idleUpstreamConnections() {
     return connector.idleCount();
+  }
+
+  /** Open HTTP/2 connections to origins, for tests and diagnostics. */
+  public int http2UpstreamConnections() {
+    return connector.http2Connections();
   }
 
   /** Which I/O transport is in use ("epoll" or "nio"). */

@@ -456,7 +456,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private void openUpstream(ExchangeCommand.OpenUpstream o) {
     Exchange ex = exchange;
-    engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow())
+    engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow(), upstreamWant())
         .addListener(f -> {
           UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
           if (ex.finished() || exchange != ex) {
@@ -470,13 +470,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             return;
           }
           upstream = r.connection();
-          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority());
+          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(), upstream.multiplexed());
           ChannelPipeline sp = upstream.channel().pipeline();
           if (sp.get(UpstreamConnector.LEG) != null) {
             sp.remove(UpstreamConnector.LEG);
           }
           sp.addLast(UpstreamConnector.LEG, serverLeg);
-          execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), "HTTP/1.1")));
+          execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));
           if (upstream != null) {
             upstream.channel().flush();
             upstream.channel().read();
@@ -485,6 +485,18 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           drain();
           readClientIfReady();
         });
+  }
+
+  /** What the server leg may speak for the current exchange (see --upstream-protocol). */
+  private UpstreamConnector.Want upstreamWant() {
+    if (webSocket) {
+      return UpstreamConnector.Want.H1; // RFC 8441 extended CONNECT is not bridged: WebSocket stays on HTTP/1.1
+    }
+    return switch (engine.config().upstreamProtocol()) {
+      case H1 -> UpstreamConnector.Want.H1;
+      case H2 -> UpstreamConnector.Want.H2;
+      case AUTO -> side.multiplexed() ? UpstreamConnector.Want.H2_OR_H1 : UpstreamConnector.Want.H1;
+    };
   }
 
   private void armResponseTimer(Exchange ex) {
@@ -593,6 +605,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   // ---- serverToProxy (called by Http1ServerLeg) ---------------------------------------------
 
   void serverEvent(ExchangeEvent e) {
+    if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
+        && upstream.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel sc) {
+      exchange.flow().serverStreamId(sc.stream().id());
+    }
     if (exchange != null) {
       execute(exchange.on(e));
     } else if (e instanceof ExchangeEvent.ResponseDataReceived d) {

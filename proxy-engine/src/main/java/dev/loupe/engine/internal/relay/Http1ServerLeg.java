@@ -23,13 +23,15 @@ import io.netty.util.ReferenceCountUtil;
 final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
   private final Http1ClientLeg owner;
   private final String authority;
+  private final boolean http2;
   private boolean responseStarted;
   private boolean responseEnded;
   private boolean detached;
 
-  Http1ServerLeg(Http1ClientLeg owner, String authority) {
+  Http1ServerLeg(Http1ClientLeg owner, String authority, boolean http2) {
     this.owner = owner;
     this.authority = authority;
+    this.http2 = http2;
   }
 
   /** Stops forwarding events (the exchange is over); the handler is about to be removed. */
@@ -54,7 +56,10 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
       if (!r.status().codeClass().equals(io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL)) {
         responseStarted = true;
       }
-      owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(Http1Messages.toResponseHead(r)));
+      owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(http2
+          ? new dev.loupe.engine.flow.ResponseHead(r.status().code(), "", "HTTP/2",
+              Http1Messages.toHeadersFromHttp2(r.headers()))
+          : Http1Messages.toResponseHead(r)));
       if (!(msg instanceof HttpContent)) {
         return;
       }
@@ -81,7 +86,8 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
       }
       if (last) {
         LastHttpContent lc = (LastHttpContent) c;
-        dev.loupe.engine.flow.Headers trailers = Http1Messages.toHeaders(lc.trailingHeaders());
+        dev.loupe.engine.flow.Headers trailers = http2 ? Http1Messages.toHeadersFromHttp2(lc.trailingHeaders())
+            : Http1Messages.toHeaders(lc.trailingHeaders());
         if (!c.content().isReadable()) {
           c.release();
         }

@@ -13,7 +13,7 @@ import io.netty.handler.codec.http2.Http2Settings;
  * and Netty's decoder limits for rapid reset (CVE-2023-44487), CONTINUATION floods and queued
  * control frames (SETTINGS/PING floods), each ending the offending connection with GOAWAY.
  */
-final class Http2Codecs {
+public final class Http2Codecs {
   static final int STREAM_WINDOW = 1 << 20;
   static final int CONNECTION_WINDOW = 16 << 20;
   static final int MAX_CONCURRENT_STREAMS = 256;
@@ -32,7 +32,7 @@ final class Http2Codecs {
   }
 
   /** For an origin connection (Loupe is the client): no push, large windows. */
-  static Http2FrameCodec forServerLeg(EngineConfig config) {
+  public static Http2FrameCodec forServerLeg(EngineConfig config) {
     return Http2FrameCodecBuilder.forClient()
         .initialSettings(Http2Settings.defaultSettings()
             .pushEnabled(false)

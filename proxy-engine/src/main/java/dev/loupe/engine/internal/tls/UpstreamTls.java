@@ -25,7 +25,20 @@ import javax.net.ssl.X509ExtendedTrustManager;
 public final class UpstreamTls {
   private UpstreamTls() {}
 
+  /** Contexts offering http/1.1, h2 then http/1.1, and h2 only. */
+  public static dev.loupe.engine.internal.transport.UpstreamConnector.UpstreamTlsContexts contexts(
+      List<X509Certificate> extraCas, boolean insecure) {
+    return new dev.loupe.engine.internal.transport.UpstreamConnector.UpstreamTlsContexts(
+        clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_1_1),
+        clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1),
+        clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_2));
+  }
+
   public static SslContext clientContext(List<X509Certificate> extraCas, boolean insecure) {
+    return clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_1_1);
+  }
+
+  static SslContext clientContext(List<X509Certificate> extraCas, boolean insecure, String... alpn) {
     try {
       SslContextBuilder b = SslContextBuilder.forClient()
           .sslProvider(SslProvider.JDK)
@@ -35,7 +48,7 @@ public final class UpstreamTls {
               ApplicationProtocolConfig.Protocol.ALPN,
               ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
               ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              ApplicationProtocolNames.HTTP_1_1));
+              alpn));
       if (insecure) {
         b.trustManager(InsecureTrustManagerFactory.INSTANCE);
       } else {

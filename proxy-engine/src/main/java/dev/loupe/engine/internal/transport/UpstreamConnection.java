@@ -4,10 +4,18 @@ import dev.loupe.engine.flow.ConnectionInfo;
 import io.netty.channel.Channel;
 
 /**
- * A server-leg connection with its HTTP/1.1 codec installed, handed to one exchange at a time.
+ * A server-leg channel carrying one exchange at a time, speaking HTTP messages (an HTTP/1.1
+ * connection with its codec, or one HTTP/2 stream behind Netty's frame-to-message adapter).
  *
- * @param channel the connection
- * @param key     pool key ({@code scheme://host:port})
- * @param info    what the flow records about it
+ * @param channel     the connection, or the stream channel for HTTP/2
+ * @param key         pool key ({@code scheme://host:port})
+ * @param info        what the flow records about the connection
+ * @param protocol    {@code HTTP/1.1} or {@code HTTP/2}
+ * @param multiplexed true for an HTTP/2 stream (closed after its exchange, never pooled itself)
  */
-public record UpstreamConnection(Channel channel, String key, ConnectionInfo info) {}
+public record UpstreamConnection(Channel channel, String key, ConnectionInfo info, String protocol,
+    boolean multiplexed) {
+  public UpstreamConnection(Channel channel, String key, ConnectionInfo info) {
+    this(channel, key, info, "HTTP/1.1", false);
+  }
+}

@@ -62,6 +62,12 @@ public final class UpstreamConnector {
   private static final AttributeKey<ScheduledFuture<?>> IDLE_TIMER = AttributeKey.valueOf("loupe.idle");
 
   private final SslContext tls;
+  private final SslContext tlsOfferingH2;
+  private final SslContext tlsH2Only;
+  private final java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec;
+  private final Http2Upstreams h2 = new Http2Upstreams();
+  /** Origins that answered ALPN with http/1.1 (or nothing): not offered h2 again. Bounded. */
+  private final Map<String, Boolean> h1Only = new ConcurrentHashMap<>();
   private final Executor dnsExecutor;
   private final Duration connectTimeout;
   private final Duration idleTimeout;
@@ -72,9 +78,13 @@ public final class UpstreamConnector {
   private final boolean verified;
   private final Map<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> pools = new ConcurrentHashMap<>();
 
-  public UpstreamConnector(SslContext tls, boolean verified, Executor dnsExecutor, Duration connectTimeout,
+  public UpstreamConnector(UpstreamTlsContexts tls, java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec,
+      boolean verified, Executor dnsExecutor, Duration connectTimeout,
       Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine, int maxHeaderSize, int maxChunkSize) {
-    this.tls = tls;
+    this.tls = tls.h1();
+    this.tlsOfferingH2 = tls.h2OrH1();
+    this.tlsH2Only = tls.h2Only();
+    this.h2Codec = h2Codec;
     this.verified = verified;
     this.dnsExecutor = dnsExecutor;
     this.connectTimeout = connectTimeout;
@@ -92,14 +102,37 @@ public final class UpstreamConnector {
   /** Outcome of {@link #acquire}: a connection, or the error that prevented it. */
   public record Result(UpstreamConnection connection, FlowError error) {}
 
+  /** The TLS client contexts by ALPN offer. */
+  public record UpstreamTlsContexts(SslContext h1, SslContext h2OrH1, SslContext h2Only) {}
+
+  /** What the server leg may speak: HTTP/1.1 only, HTTP/2 only, or HTTP/2 when the origin agrees. */
+  public enum Want { H1, H2, H2_OR_H1 }
+
+  /** {@link #acquire(EventLoop, String, String, int, Flow, Want)} for HTTP/1.1. */
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
+    return acquire(loop, scheme, host, port, flow, Want.H1);
+  }
+
   /**
    * A connection to {@code scheme://host:port} on {@code loop}, from the pool when one is idle.
    * Completes on {@code loop}.
    */
-  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow, Want want) {
     Promise<Result> promise = loop.newPromise();
     String key = key(scheme, host, port);
-    ArrayDeque<UpstreamConnection> idle = pool(loop).get(key);
+    boolean tcp = scheme.equals("tcp");
+    if (tcp || (want == Want.H2_OR_H1 && (!scheme.equals("https") || h1Only.containsKey(key)))) {
+      want = Want.H1; // h2 only by ALPN (or forced h2c); an origin that declined keeps HTTP/1.1
+    }
+    if (want != Want.H1) {
+      Http2Upstreams.Parent parent = h2.pick(loop, key);
+      if (parent != null) {
+        openStream(parent, key, true, promise);
+        return promise;
+      }
+    }
+    Want finalWant = want;
+    ArrayDeque<UpstreamConnection> idle = want == Want.H2 ? null : pool(loop).get(key);
     while (idle != null && !idle.isEmpty()) {
       UpstreamConnection c = idle.pollLast();
       ScheduledFuture<?> timer = c.channel().attr(IDLE_TIMER).getAndSet(null);
@@ -128,14 +161,25 @@ public final class UpstreamConnector {
       }
       loop.execute(() -> {
         flow.timings().dnsEnd(System.nanoTime());
-        connect(loop, key, host, port, https, addresses, 0, flow, promise);
+        connect(loop, key, host, port, https, finalWant, addresses, 0, flow, promise);
       });
     });
     return promise;
   }
 
-  private void connect(EventLoop loop, String key, String host, int port, boolean https, InetAddress[] addresses,
-      int index, Flow flow, Promise<Result> promise) {
+  private void openStream(Http2Upstreams.Parent parent, String key, boolean reused, Promise<Result> promise) {
+    h2.openStream(parent, key, reused).addListener(f -> {
+      if (f.isSuccess()) {
+        promise.trySuccess(new Result((UpstreamConnection) f.getNow(), null));
+      } else {
+        promise.trySuccess(new Result(null, new FlowError(FlowError.Kind.SERVER_RESET,
+            "cannot open an HTTP/2 stream to " + key + ": " + f.cause().getMessage())));
+      }
+    });
+  }
+
+  private void connect(EventLoop loop, String key, String host, int port, boolean https, Want want,
+      InetAddress[] addresses, int index, Flow flow, Promise<Result> promise) {
     InetSocketAddress target = new InetSocketAddress(addresses[index], port);
     flow.timings().connectStart(System.nanoTime());
     Bootstrap b = new Bootstrap()
@@ -157,7 +201,7 @@ public final class UpstreamConnector {
       if (!f.isSuccess()) {
         Throwable cause = f.cause();
         if (index + 1 < addresses.length && !(cause instanceof ConnectTimeoutException)) {
-          connect(loop, key, host, port, https, addresses, index + 1, flow, promise);
+          connect(loop, key, host, port, https, want, addresses, index + 1, flow, promise);
           return;
         }
         flow.timings().connectEnd(System.nanoTime());
@@ -168,15 +212,22 @@ public final class UpstreamConnector {
       Channel ch = cf.channel();
       long id = ConnectionIds.next();
       if (!https) {
+        ConnectionInfo info = new ConnectionInfo(id,
+            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false);
+        if (want == Want.H2) {
+          // Forced HTTP/2 to a cleartext origin: h2c with prior knowledge (RFC 9113 §3.3).
+          openStream(h2.register(loop, key, ch, info, h2Codec), key, false, promise);
+          return;
+        }
         if (!key.startsWith("tcp:")) {
           ch.pipeline().addLast(CODEC, codec());
         }
-        promise.trySuccess(new Result(new UpstreamConnection(ch, key, new ConnectionInfo(id,
-            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false)), null));
+        promise.trySuccess(new Result(new UpstreamConnection(ch, key, info), null));
         return;
       }
       flow.timings().tlsStart(System.nanoTime());
-      SslHandler ssl = tls.newHandler(ch.alloc(), host, port);
+      SslContext context = want == Want.H2 ? tlsH2Only : want == Want.H2_OR_H1 ? tlsOfferingH2 : tls;
+      SslHandler ssl = context.newHandler(ch.alloc(), host, port);
       if (!isIpLiteral(host)) {
         // The JDK sends no SNI for a name without a dot (localhost, intranet names): set it explicitly.
         javax.net.ssl.SSLParameters params = ssl.engine().getSSLParameters();
@@ -206,12 +257,26 @@ public final class UpstreamConnector {
           return;
         }
         ch.pipeline().remove("handshake-guard");
-        ch.pipeline().addLast(CODEC, codec());
         SSLSession s = ssl.engine().getSession();
-        TlsInfo info = new TlsInfo(isIpLiteral(host) ? null : host, s.getProtocol(), s.getCipherSuite(),
+        TlsInfo tlsInfo = new TlsInfo(isIpLiteral(host) ? null : host, s.getProtocol(), s.getCipherSuite(),
             ssl.applicationProtocol(), peerChain(s), verified);
-        promise.trySuccess(new Result(new UpstreamConnection(ch, key, new ConnectionInfo(id,
-            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), info, false)), null));
+        ConnectionInfo info = new ConnectionInfo(id,
+            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), tlsInfo, false);
+        if ("h2".equals(ssl.applicationProtocol())) {
+          openStream(h2.register(loop, key, ch, info, h2Codec), key, false, promise);
+          return;
+        }
+        if (want == Want.H2) {
+          ch.close();
+          promise.trySuccess(new Result(null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+              host + ":" + port + " does not speak HTTP/2 (ALPN: " + ssl.applicationProtocol() + ")")));
+          return;
+        }
+        if (want == Want.H2_OR_H1 && h1Only.size() < 10_000) {
+          h1Only.put(key, Boolean.TRUE);
+        }
+        ch.pipeline().addLast(CODEC, codec());
+        promise.trySuccess(new Result(new UpstreamConnection(ch, key, info), null));
       });
       ch.read();
     });
@@ -231,8 +296,8 @@ public final class UpstreamConnector {
    */
   public void release(UpstreamConnection c, boolean reusable) {
     Channel ch = c.channel();
-    if (!reusable || !ch.isActive()) {
-      ch.close();
+    if (c.multiplexed() || !reusable || !ch.isActive()) {
+      ch.close(); // an HTTP/2 stream: closing it resets it if still open; the connection stays pooled
       return;
     }
     EventLoop loop = ch.eventLoop();
@@ -262,8 +327,14 @@ public final class UpstreamConnector {
     return n;
   }
 
+  /** Open HTTP/2 origin connections (all loops), for tests and metrics. */
+  public int http2Connections() {
+    return h2.connections();
+  }
+
   /** Closes every pooled connection. */
   public void closeAll() {
+    h2.closeAll();
     for (Map.Entry<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> e : pools.entrySet()) {
       e.getKey().execute(() -> {
         for (ArrayDeque<UpstreamConnection> q : e.getValue().values()) {
