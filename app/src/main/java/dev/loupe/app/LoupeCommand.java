@@ -96,6 +96,19 @@ final class LoupeCommand implements Callable<Integer> {
       description = "TCP connect timeout to origins (default: ${DEFAULT-VALUE}).")
   int connectTimeoutSeconds;
 
+  @Option(names = "--mode", paramLabel = "regular|reverse:URL", defaultValue = "regular",
+      description = "regular (default): an explicit HTTP proxy (CONNECT). reverse:https://host:port (or http://):"
+          + " a reverse proxy sending every request on --listen to that origin; the listener speaks TLS (HTTP/1.1,"
+          + " HTTP/2), cleartext HTTP/1.1 and h2c on the same port.")
+  String mode;
+
+  @Option(names = "--cert", paramLabel = "FILE",
+      description = "Reverse mode: present this certificate chain (PEM) instead of one minted by the Loupe CA.")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "Reverse mode: the PKCS#8 PEM key of --cert.")
+  Path key;
+
   @Option(names = "--upstream-protocol", paramLabel = "auto|h1|h2", defaultValue = "auto",
       description = "What Loupe speaks to origins: auto (default: HTTP/2 when the client spoke it and the origin"
           + " agrees by ALPN, else HTTP/1.1), h1, or h2 (h2c prior knowledge for http:// origins).")
@@ -164,6 +177,23 @@ final class LoupeCommand implements Callable<Integer> {
       case "h2", "http/2", "http2" -> EngineConfig.UpstreamProtocol.H2;
       default -> throw new UsageError("--upstream-protocol: expected auto, h1 or h2, got '" + upstreamProtocol + "'");
     };
+    EngineConfig.Reverse reverse = null;
+    if (mode.startsWith("reverse:")) {
+      try {
+        reverse = EngineConfig.Reverse.parse(mode.substring("reverse:".length()));
+      } catch (IllegalArgumentException e) {
+        throw new UsageError("--mode: " + e.getMessage());
+      }
+    } else if (!mode.equals("regular")) {
+      throw new UsageError("--mode: expected regular or reverse:URL, got '" + mode + "'");
+    }
+    if ((cert == null) != (key == null)) {
+      throw new UsageError("--cert and --key go together");
+    }
+    if (cert != null && reverse == null) {
+      throw new UsageError("--cert/--key are for reverse mode (regular mode mints certificates with the Loupe CA)");
+    }
+    UserCertificate userCertificate = cert == null ? null : UserCertificate.load(cert, key);
     Pattern ignore = null;
     if (!ignoreHosts.isEmpty()) {
       try {
@@ -192,10 +222,13 @@ final class LoupeCommand implements Callable<Integer> {
       throw new IllegalStateException(e.getMessage(), e);
     }
 
-    EngineConfig config = EngineConfig.builder(host -> {
-          LeafCertificate leaf = ca.leafFor(host);
-          return new ServerCertificate(leaf.privateKey(), leaf.chain());
-        })
+    EngineConfig config = EngineConfig.builder(userCertificate != null
+            ? host -> new ServerCertificate(userCertificate.key(), userCertificate.chain())
+            : host -> {
+              LeafCertificate leaf = ca.leafFor(host);
+              return new ServerCertificate(leaf.privateKey(), leaf.chain());
+            })
+        .reverse(reverse)
         .listen(address)
         .trustCas(extraCas)
         .insecure(insecure)
@@ -217,7 +250,7 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("Loupe: the desktop UI is not available yet; running headless.");
     }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
-        + " (regular mode, " + ProxyEngine.transport() + ")");
+        + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ")");
     out.println("CA certificate: " + ca.certificatePath());
     if (insecure) {
       out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");

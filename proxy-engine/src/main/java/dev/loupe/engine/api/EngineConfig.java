@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
  * @param poolIdleTimeout    how long an idle upstream connection stays in the pool
  * @param maxIdlePerOrigin   idle upstream connections kept per origin and I/O thread
  * @param ioThreads          event loop threads (0: Netty's default, two per core)
+ * @param reverse            reverse mode's origin, or null for the regular (explicit proxy) mode
  * @param upstreamProtocol   what the server leg speaks (default AUTO: HTTP/2 when the client spoke it
  *                           and the origin agrees by ALPN, else HTTP/1.1)
  */
@@ -40,7 +41,60 @@ public record EngineConfig(
     Duration poolIdleTimeout,
     int maxIdlePerOrigin,
     int ioThreads,
-    UpstreamProtocol upstreamProtocol) {
+    UpstreamProtocol upstreamProtocol,
+    Reverse reverse) {
+
+  /**
+   * Reverse mode: every request on the listener goes to this origin.
+   *
+   * @param scheme {@code http} or {@code https}
+   * @param host   origin host (no brackets)
+   * @param port   origin port
+   */
+  public record Reverse(String scheme, String host, int port) {
+    public Reverse {
+      if (!scheme.equals("http") && !scheme.equals("https")) {
+        throw new IllegalArgumentException("reverse mode needs an http:// or https:// origin, got " + scheme);
+      }
+      Objects.requireNonNull(host, "host");
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("invalid origin port " + port);
+      }
+    }
+
+    /** Parses {@code https://host[:port][/]}. */
+    public static Reverse parse(String url) {
+      java.net.URI u;
+      try {
+        u = new java.net.URI(url);
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("invalid origin URL '" + url + "': " + e.getMessage());
+      }
+      if (u.getScheme() == null || u.getHost() == null) {
+        throw new IllegalArgumentException("expected reverse:http(s)://host[:port], got '" + url + "'");
+      }
+      if (u.getRawPath() != null && !u.getRawPath().isEmpty() && !u.getRawPath().equals("/")) {
+        throw new IllegalArgumentException("the origin URL may not have a path: '" + url + "'");
+      }
+      String scheme = u.getScheme().toLowerCase(java.util.Locale.ROOT);
+      String host = u.getHost();
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+      return new Reverse(scheme, host.toLowerCase(java.util.Locale.ROOT), port);
+    }
+
+    /** The name on Loupe's certificate when the client sends no SNI. */
+    public String certificateHost() {
+      return host;
+    }
+
+    @Override
+    public String toString() {
+      return scheme + "://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+  }
 
   /** {@code --upstream-protocol}: the server leg's protocol. */
   public enum UpstreamProtocol {
@@ -95,6 +149,7 @@ public record EngineConfig(
     b.maxIdlePerOrigin = maxIdlePerOrigin;
     b.ioThreads = ioThreads;
     b.upstreamProtocol = upstreamProtocol;
+    b.reverse = reverse;
     return b;
   }
 
@@ -121,6 +176,7 @@ public record EngineConfig(
     private int maxIdlePerOrigin = 32;
     private int ioThreads;
     private UpstreamProtocol upstreamProtocol = UpstreamProtocol.AUTO;
+    private Reverse reverse;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -139,10 +195,11 @@ public record EngineConfig(
     public Builder maxIdlePerOrigin(int n) { maxIdlePerOrigin = n; return this; }
     public Builder ioThreads(int n) { ioThreads = n; return this; }
     public Builder upstreamProtocol(UpstreamProtocol p) { upstreamProtocol = p; return this; }
+    public Builder reverse(Reverse r) { reverse = r; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
-          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol);
+          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse);
     }
   }
 }

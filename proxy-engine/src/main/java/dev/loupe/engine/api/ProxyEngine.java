@@ -57,7 +57,8 @@ public final class ProxyEngine implements AutoCloseable {
           .childOption(ChannelOption.AUTO_READ, false)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-          .childHandler(new ClientInitializer(ctx))
+          .childHandler(config.reverse() == null ? new ClientInitializer(ctx)
+              : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx))
           .bind(config.listen())
           .sync()
           .channel();

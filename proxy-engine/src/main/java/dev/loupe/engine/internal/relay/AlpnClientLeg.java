@@ -39,13 +39,16 @@ import javax.net.ssl.SSLSession;
  */
 final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
   private final EngineContext engine;
+  private final String scheme;
   private final String host;
   private final int port;
   private boolean failureRecorded;
 
-  AlpnClientLeg(EngineContext engine, String host, int port) {
+  /** {@code scheme://host:port} is where requests go: the CONNECT target, or the reverse-mode origin. */
+  AlpnClientLeg(EngineContext engine, String scheme, String host, int port) {
     super(ApplicationProtocolNames.HTTP_1_1);
     this.engine = engine;
+    this.scheme = scheme;
     this.host = host;
     this.port = port;
   }
@@ -58,27 +61,32 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
         java.util.List.of(), false);
     ChannelPipeline p = ctx.pipeline();
     if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-      ClientSide side = new ClientSide("https", host, port, tls, "HTTP/2", true);
-      p.addLast("h2", Http2Codecs.forClientLeg(engine.config()));
-      p.addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-        @Override
-        protected void initChannel(Http2StreamChannel stream) {
-          stream.config().setOption(ChannelOption.AUTO_READ, false);
-          stream.pipeline()
-              .addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true))
-              .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, side));
-        }
-      }));
-      // Raise the connection window too: initialWindowSize only sets the per-stream windows.
-      ctx.channel().writeAndFlush(new DefaultHttp2WindowUpdateFrame(Http2Codecs.CONNECTION_WINDOW - 65_535));
-      // The connection reads on its own; backpressure is HTTP/2 flow control: a stream's credit
-      // returns only as its leg consumes, so at most the connection window is buffered.
-      ctx.channel().config().setAutoRead(true);
+      installHttp2(engine, ctx.channel(), new ClientSide(scheme, host, port, tls, "HTTP/2", true));
       return;
     }
     p.addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
     p.addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine,
-        new ClientSide("https", host, port, tls, "HTTP/1.1", false)));
+        new ClientSide(scheme, host, port, tls, "HTTP/1.1", false)));
+  }
+
+  /** Makes {@code ch} an HTTP/2 server connection: one {@link Http1ClientLeg} per stream. */
+  static void installHttp2(EngineContext engine, Channel ch, ClientSide side) {
+    ChannelPipeline p = ch.pipeline();
+    p.addLast("h2", Http2Codecs.forClientLeg(engine.config()));
+    p.addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+      @Override
+      protected void initChannel(Http2StreamChannel stream) {
+        stream.config().setOption(ChannelOption.AUTO_READ, false);
+        stream.pipeline()
+            .addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true))
+            .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, side));
+      }
+    }));
+    // Raise the connection window too: initialWindowSize only sets the per-stream windows.
+    ch.writeAndFlush(new DefaultHttp2WindowUpdateFrame(Http2Codecs.CONNECTION_WINDOW - 65_535));
+    // The connection reads on its own; backpressure is HTTP/2 flow control: a stream's credit
+    // returns only as its leg consumes, so at most the connection window is buffered.
+    ch.config().setAutoRead(true);
   }
 
   @Override
@@ -103,7 +111,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(new ConnectionInfo(Http1ClientLeg.connectionId(ch), (InetSocketAddress) ch.remoteAddress(),
         (InetSocketAddress) ch.localAddress(), null, false));
-    flow.request(new RequestHead("CONNECT", "https", host, port, Http1ClientLeg.authority(host, port), "HTTP/1.1",
+    flow.request(new RequestHead("CONNECT", scheme, host, port, Http1ClientLeg.authority(host, port), "HTTP/1.1",
         Headers.EMPTY));
     flow.timings().requestStart(System.nanoTime());
     engine.store().add(flow);

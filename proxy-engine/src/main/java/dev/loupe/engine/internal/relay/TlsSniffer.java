@@ -76,7 +76,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
     AsyncMapping<String, SslContext> mapping =
         (sni, promise) -> engine.mitm().contextFor(sni == null || sni.isEmpty() ? host : sni, promise);
     p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
-    p.addAfter(Pipelines.SNI, Pipelines.ALPN, new AlpnClientLeg(engine, host, port));
+    p.addAfter(Pipelines.SNI, Pipelines.ALPN, new AlpnClientLeg(engine, "https", host, port));
     p.remove(this);
     p.fireChannelRead(first);
     p.fireChannelReadComplete();
