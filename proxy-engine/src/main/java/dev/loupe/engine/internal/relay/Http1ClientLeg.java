@@ -32,6 +32,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -95,6 +96,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean upstreamKeepAlive;
   private boolean responseBodyAllowed;
   private boolean responseHeadSent;
+  /** HTTP/2 client leg: a final response head not yet written (see sendResponseHead). */
+  private HttpResponse heldHead;
   private ScheduledFuture<?> responseTimer;
 
   private boolean closeAfterResponse;
@@ -430,13 +433,23 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         sendResponseHead(h.head());
       } else if (c instanceof ExchangeCommand.SendResponseData d) {
         if (responseBodyAllowed) {
+          writeHeldHead();
           ctx.write(d.payload());
         } else {
           ReferenceCountUtil.release(d.payload());
         }
       } else if (c instanceof ExchangeCommand.SendResponseEnd e) {
-        ctx.writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
-            : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
+        if (heldHead != null && e.trailers().isEmpty()) {
+          // A body-less response: one HEADERS frame with END_STREAM (gRPC's Trailers-Only needs it).
+          HttpResponse h = heldHead;
+          heldHead = null;
+          ctx.writeAndFlush(new DefaultFullHttpResponse(h.protocolVersion(), h.status(), Unpooled.EMPTY_BUFFER,
+              h.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE));
+        } else {
+          writeHeldHead();
+          ctx.writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+              : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
+        }
       } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
         FlowError err = exchange.flow().error();
         writeError(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), closeAfterResponse);
@@ -547,7 +560,20 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       closeAfterResponse = true;
     }
+    if (side.multiplexed()) {
+      // Held until the first body byte or the end arrives (at the latest, the end of this read), so
+      // a response with no body goes out as HEADERS with END_STREAM, not HEADERS + empty DATA.
+      heldHead = response;
+      return;
+    }
     ctx.write(response);
+  }
+
+  private void writeHeldHead() {
+    if (heldHead != null) {
+      ctx.write(heldHead);
+      heldHead = null;
+    }
   }
 
   private void releaseUpstream(boolean reusable) {
@@ -579,6 +605,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void finished() {
+    heldHead = null;
     exchange = null;
     request = null;
     responseHeadSent = false;
@@ -630,6 +657,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   void serverReadComplete() {
+    writeHeldHead();
     ctx.flush();
     if (upstream != null) {
       if (ctx.channel().isWritable()) {

@@ -22,12 +22,33 @@ public final class Http2Codecs {
 
   /** For a client connection (Loupe serves). */
   static Http2FrameCodec forClientLeg(EngineConfig config) {
+    // Every abuse limit is stated here, even where it equals Netty's default, so that a Netty
+    // upgrade cannot loosen one silently. Http2AbuseTest (e2e) drives each over the wire.
     return Http2FrameCodecBuilder.forServer()
         .initialSettings(Http2Settings.defaultSettings()
             .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
             .initialWindowSize(STREAM_WINDOW)
+            // HPACK bomb: a header list decoding past this is refused per stream (431) while the
+            // decoder keeps its table in sync; an encoded block past 1.25 x this is a connection
+            // error (PROTOCOL_ERROR), which also caps a CONTINUATION flood of large frames.
             .maxHeaderListSize(config.limits().maxHeaderSize()))
         .validateHeaders(true)
+        // Rapid reset (CVE-2023-44487): each stream a client opens and cancels at once still costs
+        // an exchange (and possibly an upstream connect). More RST_STREAMs than this per window
+        // from one connection: GOAWAY ENHANCE_YOUR_CALM. Browsers cancel far fewer.
+        .decoderEnforceMaxRstFramesPerWindow(200, 30)
+        // The mirror image: a client making us reset its streams (e.g. REFUSED_STREAM beyond
+        // MAX_CONCURRENT_STREAMS, stream errors) gets the same cap.
+        .encoderEnforceMaxRstFramesPerWindow(200, 30)
+        // CONTINUATION flood: a header block fed in tiny fragments is never "too large" but costs
+        // a frame each; after this many small (< 8 KiB) ones: GOAWAY ENHANCE_YOUR_CALM.
+        .decoderEnforceMaxSmallContinuationFrames(16)
+        // SETTINGS / PING (and RST) floods by a client that does not read: acknowledgements pile up
+        // in our outbound buffer; past this many unwritten control frames the connection is closed
+        // (the GOAWAY cannot reach a peer that does not read). ~17 bytes each: a few hundred KiB.
+        .encoderEnforceMaxQueuedControlFrames(10_000)
+        // Empty DATA frames without END_STREAM have no use but cost a dispatch each.
+        .decoderEnforceMaxConsecutiveEmptyDataFrames(2)
         .build();
   }
 
