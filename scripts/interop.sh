@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Interop test: real curl -> Loupe (headless) -> real nginx origins, all on 127.0.0.1.
+# Interop test: real curl -> Loupe (headless) -> real nginx origins, all on 127.0.0.1,
+# then real HTTP/2 clients (curl --http2, nghttp, h2load) through Loupe's regular
+# mode and against a second Loupe in reverse mode (--mode reverse:https://ORIGIN).
 #
 #   scripts/interop.sh            (expects app/target/loupe.jar; build it with
 #                                  mvn -B -q install -DskipTests)
 #   LOUPE_JAR=/path/loupe.jar scripts/interop.sh
 #   KEEP_WORK=1 scripts/interop.sh   keep the temp work dir for inspection
 #
-# Installs nginx-light, curl, openssl, python3, nodejs with apt-get when missing
-# (needs root). Prints a PASS/FAIL line per check and a summary; exits non-zero
+# Installs nginx-light, curl, openssl, python3, nodejs, nghttp2-client (nghttp,
+# h2load) with apt-get when missing (needs root). Prints a PASS/FAIL line per check and a summary; exits non-zero
 # when any check fails.
 set -Eeuo pipefail
 
@@ -55,7 +57,8 @@ find_nginx() {
 
 install_prereqs() {
   local missing=() pair bin pkg
-  for pair in nginx:nginx-light curl:curl openssl:openssl python3:python3 node:nodejs java:-; do
+  for pair in nginx:nginx-light curl:curl openssl:openssl python3:python3 node:nodejs \
+      nghttp:nghttp2-client h2load:nghttp2-client java:-; do
     bin=${pair%%:*}
     pkg=${pair#*:}
     if [[ $bin == nginx ]]; then
@@ -64,7 +67,7 @@ install_prereqs() {
       continue
     fi
     [[ $pkg == - ]] && die "'$bin' not found on PATH (a JDK 17+ is required)"
-    missing+=("$pkg")
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
   done
   # npm is only needed for the optional HAR schema validation.
   local want_npm=0
@@ -119,6 +122,7 @@ NGINX=$(find_nginx)
 # ---------------------------------------------------------------------------
 W=$(mktemp -d "${TMPDIR:-/tmp}/loupe-interop.XXXXXX")
 LOUPE_PID=""
+REV_PID=""
 NGINX_PID=""
 ECHO_PID=""
 
@@ -140,7 +144,7 @@ stop_pid() { # stop_pid PID NAME : SIGTERM, then SIGKILL after 10 s
 
 dump_logs() {
   local f
-  for f in loupe.out loupe.err nginx/error.log echo.log; do
+  for f in loupe.out loupe.err loupe-rev.out loupe-rev.err nginx/error.log echo.log; do
     if [[ -s $W/$f ]]; then
       printf '\n----- %s (last 40 lines) -----\n' "$f" >&2
       tail -n 40 "$W/$f" >&2 || true
@@ -153,6 +157,7 @@ cleanup() {
   trap - EXIT INT TERM
   set +e
   stop_pid "$LOUPE_PID" loupe
+  stop_pid "$REV_PID" loupe-reverse
   stop_pid "$NGINX_PID" nginx
   stop_pid "$ECHO_PID" echo-server
   if ((rc != 0)); then dump_logs; fi
@@ -171,10 +176,10 @@ trap 'warn "interrupted (SIGTERM)"; exit 143' TERM
 mkdir -p "$W/pki" "$W/www" "$W/nginx/tmp" "$W/conf" "$W/got"
 
 # Free ports: bind them all at once so they are distinct, then release.
-read -r HTTP_PORT HTTPS_PORT UNTRUSTED_PORT ECHO_PORT LOUPE_PORT < <(python3 - <<'EOF'
+read -r HTTP_PORT HTTPS_PORT UNTRUSTED_PORT ECHO_PORT LOUPE_PORT REV_PORT < <(python3 - <<'EOF'
 import socket
 socks = []
-for _ in range(5):
+for _ in range(6):
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     socks.append(s)
@@ -184,7 +189,7 @@ for s in socks:
 EOF
 )
 log "work dir $W"
-log "ports: nginx http=$HTTP_PORT https=$HTTPS_PORT untrusted=$UNTRUSTED_PORT echo=$ECHO_PORT loupe=$LOUPE_PORT"
+log "ports: nginx http=$HTTP_PORT https=$HTTPS_PORT untrusted=$UNTRUSTED_PORT echo=$ECHO_PORT loupe=$LOUPE_PORT loupe-reverse=$REV_PORT"
 
 # ---------------------------------------------------------------------------
 # PKI: origin CA + leaf, untrusted CA + leaf
@@ -223,6 +228,7 @@ UNTRUSTED_CA=$W/pki/untrusted-ca.pem
 # ---------------------------------------------------------------------------
 printf 'Loupe interop static file\nline 2: \xc3\xa9\xe2\x82\xac \x01\x02 binary-ish bytes\n' >"$W/www/static.txt"
 head -c 1048576 /dev/urandom >"$W/www/big.bin"
+printf 'hello, world\n' >"$W/www/small"   # 13 bytes, for h2load
 head -c 5242880 /dev/urandom >"$W/upload.bin"
 head -c 307200 /dev/urandom >"$W/chunked.bin"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -376,7 +382,7 @@ check "loupe: 'ca path' and 'ca export' match the running proxy's CA" \
 # via_loupe METHOD URL OUTFILE REQ_BYTES RESP_CHECK_BYTES [curl args...]
 #   Sets CODE, HTTPV and LOUPE_ERR (X-Loupe-Error of the response, "-" if none);
 #   response headers go to OUTFILE.headers, curl's stderr to OUTFILE.stderr.
-#   Records the request for the HAR check.
+#   Records the request (and the HTTP version curl negotiated) for the HAR check.
 REQUESTS=$W/requests.tsv
 : >"$REQUESTS"
 CODE=000
@@ -396,7 +402,7 @@ via_loupe() {
   [[ -n $CODE ]] || CODE=000
   LOUPE_ERR=$(grep -i '^x-loupe-error:' "$outfile.headers" 2>/dev/null | tail -n1 | tr -d '\r' | sed 's/^[^:]*: *//' || true)
   [[ -n $LOUPE_ERR ]] || LOUPE_ERR=-
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$method" "$url" "$CODE" "$req_bytes" "$resp_bytes" "$LOUPE_ERR" >>"$REQUESTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$method" "$url" "$CODE" "$req_bytes" "$resp_bytes" "$LOUPE_ERR" "${HTTPV:-0}" >>"$REQUESTS"
 }
 
 echo
@@ -456,6 +462,45 @@ via_loupe GET "http://127.0.0.1:$HTTP_PORT/static.txt" "$W/got/static-h1.txt" -1
 check "6b. HTTP GET --http1.1 reports 1.1 and the body is right" "status $CODE, http_version $HTTPV" \
   bash -c '[[ $1 == 200 && $2 == 1.1 ]] && cmp -s "$3" "$4"' _ "$CODE" "$HTTPV" "$W/got/static-h1.txt" "$W/www/static.txt"
 
+# 8. HTTP/2 explicitly: curl --http2 through the proxy to the h2 origin.
+#    The query strings make these flows' printed lines unique (nginx ignores them).
+# wait_flow_line OUTFILE REGEX : the flow line matching REGEX, waiting up to 10 s
+#   (Loupe prints a flow's line when it completes, which can trail the client).
+wait_flow_line() {
+  local file=$1 re=$2 deadline=$((SECONDS + 10)) line
+  while :; do
+    line=$(grep -m1 -E "$re" "$file" 2>/dev/null || true)
+    if [[ -n $line || $SECONDS -ge $deadline ]]; then
+      printf '%s' "$line"
+      return 0
+    fi
+    sleep 0.2
+  done
+}
+re_escape() { printf '%s' "$1" | sed 's/[][\.*^$?+(){}|]/\\&/g'; }
+
+H2_GET_URL="https://127.0.0.1:$HTTPS_PORT/big.bin?h2-get"
+via_loupe GET "$H2_GET_URL" "$W/got/big-h2.bin" -1 1048576 --http2
+got_sha=$(sha "$W/got/big-h2.bin" 2>/dev/null || echo none)
+check "8a. HTTPS GET 1 MiB --http2 negotiates HTTP/2 and has the right SHA-256" \
+  "status $CODE, http_version $HTTPV, sha256 ${got_sha:0:16}..." \
+  test "$CODE" = 200 -a "$HTTPV" = 2 -a "$got_sha" = "$BIG_SHA"
+
+H2_POST_URL="https://127.0.0.1:$HTTPS_PORT/upload?h2-post"
+via_loupe POST "$H2_POST_URL" "$W/got/upload-h2.json" 5242880 -1 --http2 \
+  --data-binary "@$W/upload.bin" -H 'Content-Type: application/octet-stream'
+check "8b. HTTPS POST 5 MiB --http2 (curl's default Expect) arrives intact over HTTP/2" \
+  "status $CODE, http_version $HTTPV, echo: $(oneline "$W/got/upload-h2.json")" \
+  bash -c '[[ $1 == 200 && $2 == 2 ]] && grep -q "\"bytes\":5242880,\"sha256\":\"$3\"" "$4"' _ \
+  "$CODE" "$HTTPV" "$UPLOAD_SHA" "$W/got/upload-h2.json"
+
+line=$(wait_flow_line "$W/loupe.out" " GET $(re_escape "$H2_GET_URL") ")
+check "8c. Loupe's flow line for the --http2 GET says h2 on both legs (h2/h2)" "${line:-no flow line}" \
+  grep -qE ' 200 .* h2/h2( |$)' <<<"$line"
+line=$(wait_flow_line "$W/loupe.out" " POST $(re_escape "$H2_POST_URL") ")
+check "8d. Loupe's flow line for the --http2 POST says h2/h2" "${line:-no flow line}" \
+  grep -qE ' 200 .* h2/h2( |$)' <<<"$line"
+
 # ---------------------------------------------------------------------------
 # Stop Loupe (SIGTERM) and check its outputs
 # ---------------------------------------------------------------------------
@@ -502,6 +547,118 @@ if [[ -s $W/session.har ]]; then
     warn "npm not available; skipping HAR schema validation"
   fi
 fi
+
+# ---------------------------------------------------------------------------
+# Reverse mode: a second Loupe (same confdir, so the same CA) in front of the same
+# nginx origin, driven by nghttp, curl and h2load
+# ---------------------------------------------------------------------------
+echo
+log "== Loupe in reverse mode (nghttp, h2load) =="
+REV_ORIGIN="https://127.0.0.1:$HTTPS_PORT"
+java -jar "$LOUPE_JAR" --headless --listen "127.0.0.1:$REV_PORT" --confdir "$W/conf" \
+  --trust-ca "$ORIGIN_CA" --mode "reverse:$REV_ORIGIN" >"$W/loupe-rev.out" 2>"$W/loupe-rev.err" &
+REV_PID=$!
+deadline=$((SECONDS + 30))
+until grep -q "listening on http://127.0.0.1:$REV_PORT" "$W/loupe-rev.out" 2>/dev/null; do
+  kill -0 "$REV_PID" 2>/dev/null || die "Loupe (reverse mode) exited before it was listening"
+  ((SECONDS < deadline)) || die "Loupe (reverse mode) printed no listening line within 30 s"
+  sleep 0.2
+done
+log "$(grep -m1 'listening on' "$W/loupe-rev.out")"
+REV_CA=$(sed -n 's/^CA certificate: //p' "$W/loupe-rev.out" | head -n1)
+[[ -n $REV_CA && -f $REV_CA ]] || die "no usable 'CA certificate: PATH' line in the reverse-mode Loupe's output"
+# Request lines name the origin URL (the reverse target), e.g.
+#   GET https://127.0.0.1:ORIGIN/big.bin?tls 200 1.0M 220ms h2/h2 relay
+rev_flow_re() { printf ' %s %s ' "$1" "$(re_escape "$REV_ORIGIN$2")"; }
+
+# nghttp: HTTP/2 only (it fails when ALPN does not select h2), body to stdout.
+# It checks the chain against the default trust store and only warns on failure;
+# SSL_CERT_FILE makes that store Loupe's CA, so the warning means a bad chain.
+rev_nghttp() { # rev_nghttp OUTFILE URL [nghttp args...] : stderr to OUTFILE.stderr
+  local outfile=$1 url=$2
+  shift 2
+  SSL_CERT_FILE=$REV_CA timeout 60 nghttp -t 30 "$@" "$url" >"$outfile" 2>"$outfile.stderr" \
+    || warn "nghttp $url failed (exit $?): $(oneline "$outfile.stderr")"
+}
+
+# 9a. nghttp over TLS (ALPN h2), 1 MiB
+rev_nghttp "$W/got/rev-tls.bin" "https://127.0.0.1:$REV_PORT/big.bin?tls"
+got_sha=$(sha "$W/got/rev-tls.bin" 2>/dev/null || echo none)
+cert_warn=$(grep -m1 -i 'verification failed' "$W/got/rev-tls.bin.stderr" || true)
+check "9a. reverse TLS: nghttp GET 1 MiB over h2 has the right SHA-256, chain valid under Loupe's CA" \
+  "sha256 ${got_sha:0:16}..., ${cert_warn:-no certificate warning}" \
+  test "$got_sha" = "$BIG_SHA" -a -z "$cert_warn"
+
+# 9b. nghttp with an http:// URL speaks h2c with prior knowledge (-u would ask for
+#     an Upgrade instead), 1 MiB
+rev_nghttp "$W/got/rev-h2c.bin" "http://127.0.0.1:$REV_PORT/big.bin?h2c"
+got_sha=$(sha "$W/got/rev-h2c.bin" 2>/dev/null || echo none)
+check "9b. reverse h2c prior knowledge: nghttp GET 1 MiB has the right SHA-256" "sha256 ${got_sha:0:16}..." \
+  test "$got_sha" = "$BIG_SHA"
+
+# 9c. nghttp upload over TLS, 5 MiB
+rev_nghttp "$W/got/rev-upload.json" "https://127.0.0.1:$REV_PORT/upload?tls" -d "$W/upload.bin"
+check "9c. reverse TLS: nghttp POST 5 MiB arrives intact (echoed SHA-256)" "echo: $(oneline "$W/got/rev-upload.json")" \
+  grep -q "\"bytes\":5242880,\"sha256\":\"$UPLOAD_SHA\"" "$W/got/rev-upload.json"
+
+# 9d/9e. curl: TLS h2 with hostname verification of the minted certificate, and
+#        cleartext HTTP/1.1 on the same port.
+v=$(curl --noproxy '*' -sS --max-time 30 --cacert "$REV_CA" --http2 -o "$W/got/rev-curl-h2.txt" \
+  -w '%{http_code} %{http_version}' "https://127.0.0.1:$REV_PORT/static.txt?curl-h2" 2>"$W/got/rev-curl-h2.stderr" || true)
+check "9d. reverse TLS: curl --http2 (verifying the minted certificate) gets HTTP/2 and the right body" \
+  "status/version ${v:-none} $(oneline "$W/got/rev-curl-h2.stderr" 160)" \
+  bash -c '[[ $1 == "200 2" ]] && cmp -s "$2" "$3"' _ "$v" "$W/got/rev-curl-h2.txt" "$W/www/static.txt"
+v=$(curl --noproxy '*' -sS --max-time 30 --http1.1 -o "$W/got/rev-curl-h1.txt" \
+  -w '%{http_code} %{http_version}' "http://127.0.0.1:$REV_PORT/static.txt?cleartext-h1" 2>"$W/got/rev-curl-h1.stderr" || true)
+check "9e. reverse cleartext: curl HTTP/1.1 on the same port gets the right body" \
+  "status/version ${v:-none} $(oneline "$W/got/rev-curl-h1.stderr" 160)" \
+  bash -c '[[ $1 == "200 1.1" ]] && cmp -s "$2" "$3"' _ "$v" "$W/got/rev-curl-h1.txt" "$W/www/static.txt"
+
+# 9f. the printed flow lines name the protocols of both legs
+rev_lines=""
+for spec in "GET /big.bin?tls h2/h2" "GET /big.bin?h2c h2/h2" "POST /upload?tls h2/h2" \
+    "GET /static.txt?curl-h2 h2/h2" "GET /static.txt?cleartext-h1 h1/"; do
+  read -r m path proto <<<"$spec"
+  line=$(wait_flow_line "$W/loupe-rev.out" "$(rev_flow_re "$m" "$path")")
+  if grep -qE " 200 .* $(re_escape "$proto")" <<<"$line"; then
+    rev_lines+="$m $path: ${proto%/}; "
+  else
+    rev_lines+="$m $path: want $proto, got '${line:-no flow line}'; "
+    rev_bad=1
+  fi
+done
+check "9f. reverse: flow lines say h2 on both legs for nghttp/curl --http2 (h1 client for cleartext)" \
+  "${rev_lines%; }" test "${rev_bad:-0}" = 0
+
+# 10. h2load: 2000 requests, 16 connections, 10 streams each, zero errors
+H2LOAD_N=2000
+timeout 120 h2load -n "$H2LOAD_N" -c 16 -m 10 "https://127.0.0.1:$REV_PORT/small" >"$W/h2load.out" 2>&1 \
+  || warn "h2load exited with status $?: $(tail -n 3 "$W/h2load.out" | tr '\n' ' ')"
+h2_req=$(grep -m1 '^requests:' "$W/h2load.out" || true)
+h2_codes=$(grep -m1 '^status codes:' "$W/h2load.out" || true)
+h2_fin=$(grep -m1 '^finished in' "$W/h2load.out" || true)
+h2_proto=$(sed -n 's/^Application protocol: //p' "$W/h2load.out" | head -n1)
+check "10a. reverse TLS: h2load -n $H2LOAD_N -c 16 -m 10 completes with zero errors over h2" \
+  "${h2_req:-no requests line}; ${h2_codes:-no status line}; protocol ${h2_proto:-?}; ${h2_fin%%,*}" \
+  bash -c '[[ $2 == h2 ]] && [[ $1 =~ ^requests:\ ([0-9]+)\ total,\ ([0-9]+)\ started,\ ([0-9]+)\ done,\ ([0-9]+)\ succeeded,\ ([0-9]+)\ failed,\ ([0-9]+)\ errored(,\ ([0-9]+)\ timeout)? ]] &&
+           (( BASH_REMATCH[1] == $4 && BASH_REMATCH[2] == $4 && BASH_REMATCH[3] == $4 && BASH_REMATCH[4] == $4 &&
+              BASH_REMATCH[5] == 0 && BASH_REMATCH[6] == 0 && ${BASH_REMATCH[8]:-0} == 0 )) &&
+           [[ $3 == "status codes: $4 2xx,"* ]]' _ "$h2_req" "$h2_proto" "$h2_codes" "$H2LOAD_N"
+
+# Each h2load request is a flow of its own with its own printed line.
+small_re="$(rev_flow_re GET /small)200 .* h2/h2"
+deadline=$((SECONDS + 15))
+while n_small=$(grep -cE "$small_re" "$W/loupe-rev.out" || true); ((n_small < H2LOAD_N && SECONDS < deadline)); do
+  sleep 0.5
+done
+check "10b. reverse: one printed 200 h2/h2 flow line per h2load request" "$n_small of $H2LOAD_N" \
+  test "$n_small" -eq "$H2LOAD_N"
+
+kill -TERM "$REV_PID"
+rev_rc=0
+wait "$REV_PID" || rev_rc=$?
+REV_PID=""
+log "Loupe (reverse mode) exited with status $rev_rc"
 
 # ---------------------------------------------------------------------------
 # Summary

@@ -4,8 +4,10 @@
 usage: check-har.py SESSION.har REQUESTS.tsv
 
 REQUESTS.tsv has one line per request sent through Loupe:
-    METHOD<TAB>URL<TAB>STATUS_SEEN_BY_CURL<TAB>REQ_BODY_BYTES<TAB>RESP_BODY_BYTES<TAB>X_LOUPE_ERROR
-(-1 where a size is not checked; X_LOUPE_ERROR is "-" when the response had none).
+    METHOD<TAB>URL<TAB>STATUS_SEEN_BY_CURL<TAB>REQ_BODY_BYTES<TAB>RESP_BODY_BYTES<TAB>X_LOUPE_ERROR[<TAB>HTTP_VERSION]
+(-1 where a size is not checked; X_LOUPE_ERROR is "-" when the response had none;
+HTTP_VERSION is curl's %{http_version} -- "2", "1.1", or "0" when unknown -- and
+the entry's request.httpVersion must say the same: "HTTP/2", "HTTP/1.1").
 A flow Loupe answered with its own error page (X-Loupe-Error: tls-verify, ...)
 must appear as HarWriter documents it: stub response with status 0, _error and
 _errorKind (TLS_VERIFY, ...).
@@ -40,8 +42,10 @@ def main():
             line = line.rstrip("\n")
             if not line:
                 continue
-            method, url, status, req_size, resp_size, loupe_err = line.split("\t")
-            expected.append((method, url, int(status), int(req_size), int(resp_size), loupe_err))
+            fields = line.split("\t")
+            method, url, status, req_size, resp_size, loupe_err = fields[:6]
+            version = fields[6] if len(fields) > 6 else "0"
+            expected.append((method, url, int(status), int(req_size), int(resp_size), loupe_err, version))
 
     try:
         with open(har_path, "rb") as f:
@@ -63,7 +67,7 @@ def main():
 
     got = Counter(key(e) for e in entries)
     connects = sum(n for (m, _), n in got.items() if m == "CONNECT")
-    want = Counter((m, u) for m, u, _, _, _, _ in expected)
+    want = Counter((m, u) for m, u, _, _, _, _, _ in expected)
     missing = want - got
     extra = Counter({k: n for k, n in (got - want).items() if k[0] != "CONNECT"})
     detail = "%d requests sent, %d entries" % (sum(want.values()), len(entries))
@@ -80,11 +84,18 @@ def main():
     for e in entries:
         by_key.setdefault(key(e), []).append(e)
     problems = []
-    for method, url, status, req_size, resp_size, loupe_err in expected:
+    versions = Counter()
+    for method, url, status, req_size, resp_size, loupe_err, version in expected:
         cands = by_key.get((method, url)) or []
         if not cands:
             continue  # already reported above
         e = cands.pop(0)
+        if version not in ("", "0"):
+            want_v = "HTTP/" + version
+            got_v = e.get("request", {}).get("httpVersion")
+            versions[want_v] += 1
+            if got_v != want_v:
+                problems.append("%s %s: request.httpVersion %r, curl spoke %s" % (method, url, got_v, want_v))
         st = e.get("response", {}).get("status")
         if loupe_err != "-":
             kind = loupe_err.upper().replace("-", "_")
@@ -105,8 +116,9 @@ def main():
             cs = e.get("response", {}).get("content", {}).get("size")
             if cs != resp_size:
                 problems.append("%s %s: response.content.size %r, received %d" % (method, url, cs, resp_size))
-    out(not problems, "HAR statuses and body sizes match the traffic",
-        "; ".join(problems) if problems else "%d entries checked" % len(expected))
+    out(not problems, "HAR statuses, body sizes and HTTP versions match the traffic",
+        "; ".join(problems) if problems else "%d entries checked (httpVersion: %s)" % (
+            len(expected), ", ".join("%s x%d" % kv for kv in sorted(versions.items())) or "not checked"))
 
     # --- what the HAR schema leaves out ----------------------------------------
     problems = []
