@@ -26,7 +26,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -278,11 +277,6 @@ class Http2AbuseTest {
   }
 
   /** Case 5b: a stream-level WINDOW_UPDATE past 2^31-1 resets that stream only (RFC 9113 §6.9.1). */
-  @Disabled("Bug: a stream error reaches the client as RST_STREAM(CANCEL) instead of its own code:"
-      + " Http2MultiplexHandler hands the StreamException to the stream pipeline, where"
-      + " Http1ClientLeg.exceptionCaught closes the stream channel without writing a reset frame, and"
-      + " a bare close resets with CANCEL. Enable once exceptionCaught writes"
-      + " DefaultHttp2ResetFrame(streamException.error()) first.")
   @Test
   void streamWindowOverflowGetsRstStreamFlowControlError() throws Exception {
     try (RawHttp2 c = connect()) {
@@ -311,7 +305,6 @@ class Http2AbuseTest {
    * FLOW_CONTROL_ERROR (RFC 9113 §6.9.2 says a connection error; Netty resets the stream instead,
    * which is accepted here as long as the code is right).
    */
-  @Disabled("Same bug as streamWindowOverflowGetsRstStreamFlowControlError: RST_STREAM(CANCEL)")
   @Test
   void initialWindowSizeOverflowGetsFlowControlError() throws Exception {
     Frame answer;

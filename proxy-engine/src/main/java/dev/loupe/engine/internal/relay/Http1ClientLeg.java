@@ -474,7 +474,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
           if (ex.finished() || exchange != ex) {
             if (r.connection() != null) {
-              r.connection().channel().close();
+              // Unused: pool it rather than drop it, so clients that open and cancel many streams
+              // (rapid reset) do not turn into a stream of new origin connections.
+              engine.connector().release(r.connection(), true);
             }
             return;
           }
@@ -612,10 +614,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     webSocket = false;
     served++;
     if (side.multiplexed()) {
-      // One stream, one exchange: the stream ends with the response (or is reset by close()).
+      // One stream, one exchange. Closing the stream channel releases request data still queued in
+      // it and returns its credit; if the client is still sending, the stream is reset (CANCEL).
       closing = true;
       releaseInbound();
       ctx.flush();
+      ctx.close();
       return;
     }
     if (closeAfterResponse || closing) {
@@ -849,6 +853,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof io.netty.handler.codec.http2.Http2Exception.StreamException se
+        && ctx.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
+      // Keep the stream error's code (e.g. FLOW_CONTROL_ERROR): a bare close would say CANCEL.
+      ctx.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2ResetFrame(se.error()));
+    }
     ctx.close();
   }
 
