@@ -333,7 +333,9 @@ public final class HarWriter {
     g.writeObjectFieldStart("response");
     g.writeNumberField("status", res.status());
     g.writeStringField("statusText", res.reason());
-    g.writeStringField("httpVersion", res.httpVersion());
+    // HAR describes what the client saw: the client leg's version (an h2 client of an h1 origin got HTTP/2).
+    String version = f.clientProtocol() != null ? f.clientProtocol() : res.httpVersion();
+    g.writeStringField("httpVersion", version);
     writeCookies(g, HarCookies.responseCookies(headers, receivedAt(f)), true);
     writeHeaders(g, "headers", headers);
     g.writeObjectFieldStart("content");
@@ -346,9 +348,9 @@ public final class HarWriter {
     g.writeEndObject();
     g.writeStringField("redirectURL", orEmpty(headers.get("Location")));
     long headersSize = -1;
-    if (isHttp1(res.httpVersion())) {
+    if (isHttp1(version)) {
       // "HTTP/1.1 200 OK\r\n" + fields + "\r\n"
-      headersSize = res.httpVersion().length() + 1 + 3 + 1 + res.reason().length() + 2 + headers.wireSize() + 2;
+      headersSize = version.length() + 1 + 3 + 1 + res.reason().length() + 2 + headers.wireSize() + 2;
     }
     g.writeNumberField("headersSize", headersSize);
     g.writeNumberField("bodySize", body.size());

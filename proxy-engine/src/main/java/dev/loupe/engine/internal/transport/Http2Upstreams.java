@@ -60,6 +60,26 @@ final class Http2Upstreams {
   }
 
   private final Map<EventLoop, Map<String, List<Parent>>> pools = new ConcurrentHashMap<>();
+  /** HTTP/2-capable connects in progress: later acquires wait for them instead of dialling too. */
+  private final Map<EventLoop, Map<String, Promise<Parent>>> pending = new ConcurrentHashMap<>();
+
+  /** The connect in progress to {@code key} on {@code loop} that may yield an h2 connection, or null. */
+  Promise<Parent> pending(EventLoop loop, String key) {
+    return pending.computeIfAbsent(loop, l -> new HashMap<>()).get(key);
+  }
+
+  /** Marks a connect in progress; it must be completed with {@link #connected}. */
+  void connecting(EventLoop loop, String key) {
+    pending.computeIfAbsent(loop, l -> new HashMap<>()).put(key, loop.newPromise());
+  }
+
+  /** The connect ended: with an h2 parent, or null (HTTP/1.1 or failure). Waiters proceed. */
+  void connected(EventLoop loop, String key, Parent parent) {
+    Promise<Parent> p = pending.computeIfAbsent(loop, l -> new HashMap<>()).remove(key);
+    if (p != null) {
+      p.trySuccess(parent);
+    }
+  }
 
   private Map<String, List<Parent>> pool(EventLoop loop) {
     return pools.computeIfAbsent(loop, l -> new HashMap<>());

@@ -130,6 +130,22 @@ public final class UpstreamConnector {
         openStream(parent, key, true, promise);
         return promise;
       }
+      io.netty.util.concurrent.Promise<Http2Upstreams.Parent> inProgress = h2.pending(loop, key);
+      if (inProgress != null) {
+        // A cold pool under a burst: share the connection being set up instead of dialling one each.
+        Want again = want;
+        inProgress.addListener(f -> {
+          Http2Upstreams.Parent p = (Http2Upstreams.Parent) f.getNow();
+          if (p != null && p.usable()) {
+            openStream(p, key, true, promise);
+          } else {
+            acquire(loop, scheme, host, port, flow, again).addListener(r -> promise.trySuccess((Result) r.getNow()));
+          }
+        });
+        return promise;
+      }
+      h2.connecting(loop, key);
+      promise.addListener(f -> h2.connected(loop, key, null));
     }
     Want finalWant = want;
     ArrayDeque<UpstreamConnection> idle = want == Want.H2 ? null : pool(loop).get(key);
@@ -216,7 +232,9 @@ public final class UpstreamConnector {
             (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false);
         if (want == Want.H2) {
           // Forced HTTP/2 to a cleartext origin: h2c with prior knowledge (RFC 9113 §3.3).
-          openStream(h2.register(loop, key, ch, info, h2Codec), key, false, promise);
+          Http2Upstreams.Parent parent = h2.register(loop, key, ch, info, h2Codec);
+          h2.connected(loop, key, parent);
+          openStream(parent, key, false, promise);
           return;
         }
         if (!key.startsWith("tcp:")) {
@@ -263,7 +281,9 @@ public final class UpstreamConnector {
         ConnectionInfo info = new ConnectionInfo(id,
             (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), tlsInfo, false);
         if ("h2".equals(ssl.applicationProtocol())) {
-          openStream(h2.register(loop, key, ch, info, h2Codec), key, false, promise);
+          Http2Upstreams.Parent parent = h2.register(loop, key, ch, info, h2Codec);
+          h2.connected(loop, key, parent);
+          openStream(parent, key, false, promise);
           return;
         }
         if (want == Want.H2) {
