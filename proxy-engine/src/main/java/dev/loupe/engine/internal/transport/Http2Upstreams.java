@@ -63,6 +63,12 @@ final class Http2Upstreams {
   /** HTTP/2-capable connects in progress: later acquires wait for them instead of dialling too. */
   private final Map<EventLoop, Map<String, Promise<Parent>>> pending = new ConcurrentHashMap<>();
 
+  /** Whether {@code loop} has no HTTP/2 connection at all to {@code key} (a cold pool). */
+  boolean cold(EventLoop loop, String key) {
+    List<Parent> parents = pool(loop).get(key);
+    return parents == null || parents.isEmpty();
+  }
+
   /** The connect in progress to {@code key} on {@code loop} that may yield an h2 connection, or null. */
   Promise<Parent> pending(EventLoop loop, String key) {
     return pending.computeIfAbsent(loop, l -> new HashMap<>()).get(key);

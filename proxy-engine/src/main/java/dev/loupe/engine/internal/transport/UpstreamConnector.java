@@ -130,7 +130,10 @@ public final class UpstreamConnector {
         openStream(parent, key, true, promise);
         return promise;
       }
-      io.netty.util.concurrent.Promise<Http2Upstreams.Parent> inProgress = h2.pending(loop, key);
+      // Only a cold pool shares the first connection being set up; under stream pressure on warm
+      // connections each acquire opens its own, up to the per-origin cap (see Http2Upstreams.pick).
+      boolean cold = h2.cold(loop, key);
+      io.netty.util.concurrent.Promise<Http2Upstreams.Parent> inProgress = cold ? h2.pending(loop, key) : null;
       if (inProgress != null) {
         // A cold pool under a burst: share the connection being set up instead of dialling one each.
         Want again = want;
@@ -144,8 +147,10 @@ public final class UpstreamConnector {
         });
         return promise;
       }
-      h2.connecting(loop, key);
-      promise.addListener(f -> h2.connected(loop, key, null));
+      if (cold) {
+        h2.connecting(loop, key);
+        promise.addListener(f -> h2.connected(loop, key, null));
+      }
     }
     Want finalWant = want;
     ArrayDeque<UpstreamConnection> idle = want == Want.H2 ? null : pool(loop).get(key);
