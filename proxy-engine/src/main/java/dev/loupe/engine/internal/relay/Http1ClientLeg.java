@@ -62,7 +62,7 @@ import javax.net.ssl.SSLSession;
  *
  * <p>One instance per client connection, in one of two modes: the explicit proxy (absolute-form
  * requests and CONNECT), or intercepted (origin-form requests inside a decrypted CONNECT tunnel to
- * {@code interceptHost:interceptPort}).
+ * {@code side.host():side.port()}; reverse mode uses the same fixed target).
  *
  * <h3>Flow control</h3>
  * Auto-read is off on both legs. The client is read only when the exchange wants request body and
@@ -77,9 +77,6 @@ import javax.net.ssl.SSLSession;
 final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private final EngineContext engine;
   private final ClientSide side;
-  private final String interceptScheme;
-  private final String interceptHost;
-  private final int interceptPort;
   private final ArrayDeque<HttpObject> inbound = new ArrayDeque<>();
 
   private ChannelHandlerContext ctx;
@@ -115,14 +112,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   Http1ClientLeg(EngineContext engine, ClientSide side) {
     this.engine = engine;
     this.side = side;
-    this.interceptScheme = side.scheme();
-    this.interceptHost = side.host();
-    this.interceptPort = side.port();
     this.clientTls = side.tls();
   }
 
   private boolean intercepted() {
-    return interceptHost != null;
+    return side.fixedTarget();
   }
 
   @Override
@@ -298,7 +292,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
             + " as its HTTP and HTTPS proxy.");
       }
-      return new RequestHead(req.method().name(), interceptScheme, interceptHost, interceptPort, uri, version, headers);
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), uri, version, headers);
     }
     URI u;
     try {
@@ -320,9 +314,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
     if (intercepted()) {
       // Absolute-form inside a tunnel: the tunnel decides where it goes.
-      host = interceptHost;
-      port = interceptPort;
-      scheme = interceptScheme;
+      host = side.host();
+      port = side.port();
+      scheme = side.scheme();
     }
     String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
     String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
@@ -772,13 +766,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       }
     }
     String uri = req.uri() == null ? "" : req.uri();
-    String host = intercepted() ? interceptHost : "unknown";
-    int port = intercepted() ? interceptPort : 0;
+    String host = intercepted() ? side.host() : "unknown";
+    int port = intercepted() ? side.port() : 0;
     if (req.method().equals(HttpMethod.CONNECT)) {
       return new RequestHead("CONNECT", "https", host, port, uri, req.protocolVersion().text(),
           Http1Messages.toHeaders(req.headers()));
     }
-    return new RequestHead(req.method().name(), intercepted() ? interceptScheme : "http", host, port,
+    return new RequestHead(req.method().name(), intercepted() ? side.scheme() : "http", host, port,
         uri.startsWith("/") ? uri : "/", req.protocolVersion().text(), Http1Messages.toHeaders(req.headers()));
   }
 

@@ -35,10 +35,6 @@ public final class Http1Messages {
 
   private Http1Messages() {}
 
-  public static String versionText(HttpVersion v) {
-    return v.text();
-  }
-
   public static Headers toHeaders(HttpHeaders h) {
     if (h.isEmpty()) {
       return Headers.EMPTY;
