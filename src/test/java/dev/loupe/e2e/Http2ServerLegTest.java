@@ -285,6 +285,35 @@ class Http2ServerLegTest {
   }
 
   @Test
+  void coldBurstFromManyClientConnectionsStaysUnderTheConnectionCap() throws Exception {
+    // 640 first streams from 8 client connections (h2load -c 8 -m 80, cold): each event loop may
+    // hold at most 4 origin connections, so two loops make at most 8, however the streams land.
+    int loops = 2;
+    try (ProxyFixture proxy = ProxyFixture.start(b -> b.ioThreads(loops));
+        TestOrigin o = TestOrigin.h2Only()) {
+      List<Http2TestClient> clients = new ArrayList<>();
+      List<Http2TestClient.Stream> streams = new ArrayList<>();
+      try {
+        for (int c = 0; c < 8; c++) {
+          clients.add(Http2TestClient.viaProxy(proxy, o));
+        }
+        for (int i = 0; i < 80; i++) {
+          for (int c = 0; c < 8; c++) {
+            streams.add(clients.get(c).send("GET", "/bytes/" + (1000 + i) + "?t=burst-" + c + "-" + i));
+          }
+        }
+        for (int i = 0; i < streams.size(); i++) {
+          assertThat(streams.get(i).await(60).sha256()).isEqualTo(TestData.sha256(1000 + i / 8));
+        }
+      } finally {
+        clients.forEach(Http2TestClient::close);
+      }
+      assertThat(o.connections()).as("origin connections for 640 cold streams on %d loops", loops)
+          .isBetween(1, 4 * loops);
+    }
+  }
+
+  @Test
   void originMaxConcurrentStreamsIsRespected() throws Exception {
     try (TestOrigin o = TestOrigin.builder().tls().protocols(TestOrigin.Protocol.H2).maxConcurrentStreams(3).start();
         Http2TestClient h2 = Http2TestClient.viaProxy(auto, o)) {

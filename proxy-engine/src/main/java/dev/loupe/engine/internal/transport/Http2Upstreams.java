@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.transport;
 
 import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,13 +30,15 @@ import java.util.function.Supplier;
 /**
  * The HTTP/2 side of the server-leg pool: multiplexed connections per origin and event loop, each
  * exchange a new stream. A connection takes streams up to the origin's
- * SETTINGS_MAX_CONCURRENT_STREAMS; under more pressure another connection is opened (up to
- * {@link #MAX_CONNECTIONS_PER_ORIGIN}, after which Netty's buffering encoder queues streams). A
- * connection that received GOAWAY takes no new streams (its streams finish) and leaves the pool;
- * so does a closed one. Stream ids are allocated and HEADERS written by Netty's codec under the
- * connection's event loop, in order.
+ * SETTINGS_MAX_CONCURRENT_STREAMS. Acquires that find no free slot wait in the origin's queue;
+ * another connection is dialled only when more are waiting than the connects in progress will
+ * take, and never more than {@link #MAX_CONNECTIONS_PER_ORIGIN} per loop, so a cold burst of
+ * hundreds of streams opens a handful of connections, not one per stream. A connection that
+ * received GOAWAY takes no new streams (its streams finish) and leaves the pool; so does a closed
+ * one. Stream ids are allocated and HEADERS written by Netty's codec under the connection's event
+ * loop, in order.
  *
- * <p>Event-loop confined per loop, like the HTTP/1.1 pool.
+ * <p>Event-loop confined per loop, like the HTTP/1.1 pool; {@link UpstreamConnector} drives it.
  */
 final class Http2Upstreams {
   static final int MAX_CONNECTIONS_PER_ORIGIN = 4;
@@ -46,7 +50,13 @@ final class Http2Upstreams {
     final Channel channel;
     final ConnectionInfo info;
     int active;
-    int streamLimit = DEFAULT_STREAM_LIMIT;
+    /** Streams opened so far: the first one is on a fresh connection, the rest on a reused one. */
+    int opened;
+    /**
+     * Until the origin's first SETTINGS arrive, only the stream of the exchange that dialled the
+     * connection goes on it: the origin's MAX_CONCURRENT_STREAMS is not known yet.
+     */
+    int streamLimit = 1;
     boolean goingAway;
 
     Parent(Channel channel, ConnectionInfo info) {
@@ -59,66 +69,60 @@ final class Http2Upstreams {
     }
   }
 
-  private final Map<EventLoop, Map<String, List<Parent>>> pools = new ConcurrentHashMap<>();
-  /** HTTP/2-capable connects in progress: later acquires wait for them instead of dialling too. */
-  private final Map<EventLoop, Map<String, Promise<Parent>>> pending = new ConcurrentHashMap<>();
+  /**
+   * The HTTP/2 connections of one event loop to one origin, the connects in progress for them and
+   * the acquires waiting for a stream slot. Confined to its event loop.
+   */
+  static final class Origin {
+    final List<Parent> parents = new ArrayList<>();
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    int connecting;
+    /** The origin's MAX_CONCURRENT_STREAMS as last announced (a guess until then). */
+    int knownStreamLimit = DEFAULT_STREAM_LIMIT;
+    /** Run when a stream ends or SETTINGS arrive while acquires wait (slots may be free); set once. */
+    Runnable onSlotFreed;
 
-  /** Whether {@code loop} has no HTTP/2 connection at all to {@code key} (a cold pool). */
-  boolean cold(EventLoop loop, String key) {
-    List<Parent> parents = pool(loop).get(key);
-    return parents == null || parents.isEmpty();
-  }
-
-  /** The connect in progress to {@code key} on {@code loop} that may yield an h2 connection, or null. */
-  Promise<Parent> pending(EventLoop loop, String key) {
-    return pending.computeIfAbsent(loop, l -> new HashMap<>()).get(key);
-  }
-
-  /** Marks a connect in progress; it must be completed with {@link #connected}. */
-  void connecting(EventLoop loop, String key) {
-    pending.computeIfAbsent(loop, l -> new HashMap<>()).put(key, loop.newPromise());
-  }
-
-  /** The connect ended: with an h2 parent, or null (HTTP/1.1 or failure). Waiters proceed. */
-  void connected(EventLoop loop, String key, Parent parent) {
-    Promise<Parent> p = pending.computeIfAbsent(loop, l -> new HashMap<>()).remove(key);
-    if (p != null) {
-      p.trySuccess(parent);
-    }
-  }
-
-  private Map<String, List<Parent>> pool(EventLoop loop) {
-    return pools.computeIfAbsent(loop, l -> new HashMap<>());
-  }
-
-  /** A connection with a free stream slot, or null when a new connection should be opened. */
-  Parent pick(EventLoop loop, String key) {
-    List<Parent> parents = pool(loop).get(key);
-    if (parents == null) {
-      return null;
-    }
-    parents.removeIf(p -> !p.usable());
-    Parent best = null;
-    for (Parent p : parents) {
-      if (p.active < p.streamLimit && (best == null || p.active < best.active)) {
-        best = p;
-      }
-    }
-    if (best == null && parents.size() >= MAX_CONNECTIONS_PER_ORIGIN) {
+    /** The usable connection with the most free stream slots, or null when all are full. */
+    Parent withFreeSlot() {
+      parents.removeIf(p -> !p.usable());
+      Parent best = null;
       for (Parent p : parents) {
-        if (best == null || p.active < best.active) {
+        if (p.active < p.streamLimit && (best == null || p.active < best.active)) {
           best = p;
         }
       }
+      return best;
     }
-    return best;
+
+    /**
+     * Whether the waiting acquires justify another connection: under the per-origin cap, and more
+     * waiting than the connects in progress will take (each is expected to take as many streams
+     * as this origin last allowed, or {@value #DEFAULT_STREAM_LIMIT}).
+     */
+    boolean shouldDial() {
+      if (parents.size() + connecting >= MAX_CONNECTIONS_PER_ORIGIN) {
+        return false;
+      }
+      return (long) connecting * knownStreamLimit < waiters.size();
+    }
+  }
+
+  /** An HTTP/2-capable acquire waiting for a stream slot or a connection. */
+  record Waiter(String scheme, String host, int port, Flow flow, UpstreamConnector.Want want,
+      Promise<UpstreamConnector.Result> promise) {}
+
+  private final Map<EventLoop, Map<String, Origin>> origins = new ConcurrentHashMap<>();
+
+  /** The state for {@code key} on {@code loop}; call on that loop. */
+  Origin origin(EventLoop loop, String key) {
+    return origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(key, k -> new Origin());
   }
 
   /** Turns a fresh connection that negotiated h2 into a pooled parent. */
-  Parent register(EventLoop loop, String key, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
+  Parent register(Origin origin, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
     Parent parent = new Parent(ch, info);
     ch.pipeline().addLast("h2", codec.get());
-    ch.pipeline().addLast("h2-watch", new Watcher(parent));
+    ch.pipeline().addLast("h2-watch", new Watcher(origin, parent));
     ch.pipeline().addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter() {
       // Server push is disabled in our SETTINGS; a pushed stream is a protocol violation: drop it.
       @Override
@@ -128,14 +132,14 @@ final class Http2Upstreams {
     }));
     ch.config().setOption(ChannelOption.AUTO_READ, true);
     ch.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - 65_535));
-    List<Parent> parents = pool(loop).computeIfAbsent(key, k -> new ArrayList<>());
-    parents.add(parent);
-    ch.closeFuture().addListener(f -> parents.remove(parent));
+    origin.parents.add(parent);
+    ch.closeFuture().addListener(f -> origin.parents.remove(parent));
     return parent;
   }
 
   /** Opens a stream on {@code parent}, ready to carry HTTP messages. Completes on its loop. */
-  Future<UpstreamConnection> openStream(Parent parent, String key, boolean reused) {
+  Future<UpstreamConnection> openStream(Origin origin, Parent parent, String key) {
+    boolean reused = parent.opened++ > 0;
     Promise<UpstreamConnection> promise = parent.channel.eventLoop().newPromise();
     parent.active++;
     new Http2StreamChannelBootstrap(parent.channel)
@@ -154,7 +158,12 @@ final class Http2Upstreams {
             return;
           }
           Http2StreamChannel stream = (Http2StreamChannel) f.getNow();
-          stream.closeFuture().addListener(c -> parent.active--);
+          stream.closeFuture().addListener(c -> {
+            parent.active--;
+            if (!origin.waiters.isEmpty()) {
+              origin.onSlotFreed.run();
+            }
+          });
           ConnectionInfo i = parent.info;
           promise.trySuccess(new UpstreamConnection(stream, key,
               new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), reused), "HTTP/2", true));
@@ -164,22 +173,22 @@ final class Http2Upstreams {
 
   int connections() {
     int n = 0;
-    for (Map<String, List<Parent>> p : pools.values()) {
-      for (List<Parent> l : p.values()) {
-        n += l.size();
+    for (Map<String, Origin> m : origins.values()) {
+      for (Origin o : m.values()) {
+        n += o.parents.size();
       }
     }
     return n;
   }
 
   void closeAll() {
-    for (Map.Entry<EventLoop, Map<String, List<Parent>>> e : pools.entrySet()) {
+    for (Map.Entry<EventLoop, Map<String, Origin>> e : origins.entrySet()) {
       e.getKey().execute(() -> {
-        for (List<Parent> l : e.getValue().values()) {
-          for (Parent p : new ArrayList<>(l)) {
+        for (Origin o : e.getValue().values()) {
+          for (Parent p : new ArrayList<>(o.parents)) {
             p.channel.close();
           }
-          l.clear();
+          o.parents.clear();
         }
       });
     }
@@ -188,9 +197,12 @@ final class Http2Upstreams {
   /** Tracks the origin's stream limit and GOAWAY on the connection. */
   @ChannelHandler.Sharable
   private static final class Watcher extends ChannelInboundHandlerAdapter {
+    private final Origin origin;
     private final Parent parent;
+    private boolean settled;
 
-    Watcher(Parent parent) {
+    Watcher(Origin origin, Parent parent) {
+      this.origin = origin;
       this.parent = parent;
     }
 
@@ -198,8 +210,13 @@ final class Http2Upstreams {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof Http2SettingsFrame s) {
         Long max = s.settings().maxConcurrentStreams();
-        if (max != null) {
-          parent.streamLimit = (int) Math.min(Math.max(max, 1), 1000);
+        if (max != null || !settled) {
+          parent.streamLimit = max == null ? DEFAULT_STREAM_LIMIT : (int) Math.min(Math.max(max, 1), 1000);
+          origin.knownStreamLimit = parent.streamLimit;
+        }
+        settled = true;
+        if (!origin.waiters.isEmpty() && origin.onSlotFreed != null) {
+          origin.onSlotFreed.run(); // the waiting acquires may fit now
         }
       } else if (msg instanceof Http2GoAwayFrame) {
         parent.goingAway = true; // streams in flight finish; new ones go to another connection

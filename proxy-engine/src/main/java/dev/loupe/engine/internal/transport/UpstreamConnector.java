@@ -125,35 +125,15 @@ public final class UpstreamConnector {
       want = Want.H1; // h2 only by ALPN (or forced h2c); an origin that declined keeps HTTP/1.1
     }
     if (want != Want.H1) {
-      Http2Upstreams.Parent parent = h2.pick(loop, key);
-      if (parent != null) {
-        openStream(parent, key, true, promise);
-        return promise;
+      Http2Upstreams.Origin origin = h2.origin(loop, key);
+      if (origin.onSlotFreed == null) {
+        origin.onSlotFreed = () -> dispatchH2(loop, key, origin);
       }
-      // Only a cold pool shares the first connection being set up; under stream pressure on warm
-      // connections each acquire opens its own, up to the per-origin cap (see Http2Upstreams.pick).
-      boolean cold = h2.cold(loop, key);
-      io.netty.util.concurrent.Promise<Http2Upstreams.Parent> inProgress = cold ? h2.pending(loop, key) : null;
-      if (inProgress != null) {
-        // A cold pool under a burst: share the connection being set up instead of dialling one each.
-        Want again = want;
-        inProgress.addListener(f -> {
-          Http2Upstreams.Parent p = (Http2Upstreams.Parent) f.getNow();
-          if (p != null && p.usable()) {
-            openStream(p, key, true, promise);
-          } else {
-            acquire(loop, scheme, host, port, flow, again).addListener(r -> promise.trySuccess((Result) r.getNow()));
-          }
-        });
-        return promise;
-      }
-      if (cold) {
-        h2.connecting(loop, key);
-        promise.addListener(f -> h2.connected(loop, key, null));
-      }
+      origin.waiters.add(new Http2Upstreams.Waiter(scheme, host, port, flow, want, promise));
+      dispatchH2(loop, key, origin);
+      return promise;
     }
-    Want finalWant = want;
-    ArrayDeque<UpstreamConnection> idle = want == Want.H2 ? null : pool(loop).get(key);
+    ArrayDeque<UpstreamConnection> idle = pool(loop).get(key);
     while (idle != null && !idle.isEmpty()) {
       UpstreamConnection c = idle.pollLast();
       ScheduledFuture<?> timer = c.channel().attr(IDLE_TIMER).getAndSet(null);
@@ -167,7 +147,63 @@ public final class UpstreamConnector {
         return promise.setSuccess(new Result(reused, null));
       }
     }
-    boolean https = scheme.equals("https");
+    dial(loop, key, host, port, scheme.equals("https"), Want.H1, flow, null).addListener(f -> {
+      Dialed d = (Dialed) f.getNow();
+      promise.trySuccess(new Result(d.h1(), d.error()));
+    });
+    return promise;
+  }
+
+  /** What a dial produced: an HTTP/1.1 connection, a pooled HTTP/2 connection, or an error. */
+  private record Dialed(UpstreamConnection h1, Http2Upstreams.Parent h2, FlowError error) {}
+
+  /**
+   * Serves the acquires waiting on {@code origin} in order: a free stream slot first; else a new
+   * connection when {@link Http2Upstreams.Origin#shouldDial()}; else they keep waiting for a
+   * connect in progress or a stream to end. Waiters for "h2 or h1" go to the HTTP/1.1 pool once
+   * the origin declined h2.
+   */
+  private void dispatchH2(EventLoop loop, String key, Http2Upstreams.Origin origin) {
+    while (!origin.waiters.isEmpty()) {
+      Http2Upstreams.Waiter w = origin.waiters.peek();
+      if (w.promise().isDone()) {
+        origin.waiters.poll();
+        continue;
+      }
+      if (w.want() == Want.H2_OR_H1 && h1Only.containsKey(key)) {
+        origin.waiters.poll();
+        acquire(loop, w.scheme(), w.host(), w.port(), w.flow(), Want.H1)
+            .addListener(r -> w.promise().trySuccess((Result) r.getNow()));
+        continue;
+      }
+      Http2Upstreams.Parent parent = origin.withFreeSlot();
+      if (parent != null) {
+        origin.waiters.poll();
+        openStream(origin, parent, key, w.promise());
+        continue;
+      }
+      if (!origin.shouldDial()) {
+        return; // a connect in progress or a stream ending calls again
+      }
+      origin.waiters.poll();
+      origin.connecting++;
+      dial(loop, key, w.host(), w.port(), w.scheme().equals("https"), w.want(), w.flow(), origin).addListener(f -> {
+        origin.connecting--;
+        Dialed d = (Dialed) f.getNow();
+        if (d.h2() != null) {
+          openStream(origin, d.h2(), key, w.promise());
+        } else {
+          w.promise().trySuccess(new Result(d.h1(), d.error()));
+        }
+        dispatchH2(loop, key, origin);
+      });
+    }
+  }
+
+  /** DNS (on the blocking executor), then {@link #connect}. Completes on {@code loop}. */
+  private Future<Dialed> dial(EventLoop loop, String key, String host, int port, boolean https, Want want,
+      Flow flow, Http2Upstreams.Origin origin) {
+    Promise<Dialed> promise = loop.newPromise();
     flow.timings().dnsStart(System.nanoTime());
     dnsExecutor.execute(() -> {
       InetAddress[] addresses;
@@ -176,20 +212,21 @@ public final class UpstreamConnector {
       } catch (UnknownHostException e) {
         loop.execute(() -> {
           flow.timings().dnsEnd(System.nanoTime());
-          promise.trySuccess(new Result(null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host)));
+          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host)));
         });
         return;
       }
       loop.execute(() -> {
         flow.timings().dnsEnd(System.nanoTime());
-        connect(loop, key, host, port, https, finalWant, addresses, 0, flow, promise);
+        connect(loop, key, host, port, https, want, addresses, 0, flow, origin, promise);
       });
     });
     return promise;
   }
 
-  private void openStream(Http2Upstreams.Parent parent, String key, boolean reused, Promise<Result> promise) {
-    h2.openStream(parent, key, reused).addListener(f -> {
+  private void openStream(Http2Upstreams.Origin origin, Http2Upstreams.Parent parent, String key,
+      Promise<Result> promise) {
+    h2.openStream(origin, parent, key).addListener(f -> {
       if (f.isSuccess()) {
         promise.trySuccess(new Result((UpstreamConnection) f.getNow(), null));
       } else {
@@ -200,7 +237,7 @@ public final class UpstreamConnector {
   }
 
   private void connect(EventLoop loop, String key, String host, int port, boolean https, Want want,
-      InetAddress[] addresses, int index, Flow flow, Promise<Result> promise) {
+      InetAddress[] addresses, int index, Flow flow, Http2Upstreams.Origin origin, Promise<Dialed> promise) {
     InetSocketAddress target = new InetSocketAddress(addresses[index], port);
     flow.timings().connectStart(System.nanoTime());
     Bootstrap b = new Bootstrap()
@@ -222,11 +259,11 @@ public final class UpstreamConnector {
       if (!f.isSuccess()) {
         Throwable cause = f.cause();
         if (index + 1 < addresses.length && !(cause instanceof ConnectTimeoutException)) {
-          connect(loop, key, host, port, https, want, addresses, index + 1, flow, promise);
+          connect(loop, key, host, port, https, want, addresses, index + 1, flow, origin, promise);
           return;
         }
         flow.timings().connectEnd(System.nanoTime());
-        promise.trySuccess(new Result(null, connectError(cause, host, port)));
+        promise.trySuccess(new Dialed(null, null, connectError(cause, host, port)));
         return;
       }
       flow.timings().connectEnd(System.nanoTime());
@@ -237,15 +274,13 @@ public final class UpstreamConnector {
             (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false);
         if (want == Want.H2) {
           // Forced HTTP/2 to a cleartext origin: h2c with prior knowledge (RFC 9113 §3.3).
-          Http2Upstreams.Parent parent = h2.register(loop, key, ch, info, h2Codec);
-          h2.connected(loop, key, parent);
-          openStream(parent, key, false, promise);
+          promise.trySuccess(new Dialed(null, h2.register(origin, ch, info, h2Codec), null));
           return;
         }
         if (!key.startsWith("tcp:")) {
           ch.pipeline().addLast(CODEC, codec());
         }
-        promise.trySuccess(new Result(new UpstreamConnection(ch, key, info), null));
+        promise.trySuccess(new Dialed(new UpstreamConnection(ch, key, info), null, null));
         return;
       }
       flow.timings().tlsStart(System.nanoTime());
@@ -276,7 +311,7 @@ public final class UpstreamConnector {
         flow.timings().tlsEnd(System.nanoTime());
         if (!hf.isSuccess()) {
           ch.close();
-          promise.trySuccess(new Result(null, tlsError(hf.cause(), host, port)));
+          promise.trySuccess(new Dialed(null, null, tlsError(hf.cause(), host, port)));
           return;
         }
         ch.pipeline().remove("handshake-guard");
@@ -286,14 +321,12 @@ public final class UpstreamConnector {
         ConnectionInfo info = new ConnectionInfo(id,
             (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), tlsInfo, false);
         if ("h2".equals(ssl.applicationProtocol())) {
-          Http2Upstreams.Parent parent = h2.register(loop, key, ch, info, h2Codec);
-          h2.connected(loop, key, parent);
-          openStream(parent, key, false, promise);
+          promise.trySuccess(new Dialed(null, h2.register(origin, ch, info, h2Codec), null));
           return;
         }
         if (want == Want.H2) {
           ch.close();
-          promise.trySuccess(new Result(null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
               host + ":" + port + " does not speak HTTP/2 (ALPN: " + ssl.applicationProtocol() + ")")));
           return;
         }
@@ -301,7 +334,7 @@ public final class UpstreamConnector {
           h1Only.put(key, Boolean.TRUE);
         }
         ch.pipeline().addLast(CODEC, codec());
-        promise.trySuccess(new Result(new UpstreamConnection(ch, key, info), null));
+        promise.trySuccess(new Dialed(new UpstreamConnection(ch, key, info), null, null));
       });
       ch.read();
     });
