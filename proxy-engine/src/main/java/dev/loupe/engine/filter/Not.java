@@ -1,0 +1,27 @@
+package dev.loupe.engine.filter;
+
+import dev.loupe.engine.flow.Flow;
+
+/** The operand does not match ({@code !a}). */
+final class Not extends Filter {
+  private final Filter operand;
+
+  Not(Filter operand) {
+    this.operand = operand;
+  }
+
+  Filter operand() {
+    return operand;
+  }
+
+  @Override
+  public boolean test(Flow flow) {
+    return !operand.test(flow);
+  }
+
+  @Override
+  void print(StringBuilder out) {
+    out.append('!');
+    Printing.operand(out, operand, precedence());
+  }
+}

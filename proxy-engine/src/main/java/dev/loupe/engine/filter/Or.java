@@ -1,0 +1,54 @@
+package dev.loupe.engine.filter;
+
+import dev.loupe.engine.flow.Flow;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Any operand matches ({@code a | b}). Nested ors are flattened. */
+final class Or extends Filter {
+  private final Filter[] operands;
+
+  private Or(Filter[] operands) {
+    this.operands = operands;
+  }
+
+  /** The disjunction of {@code filters}: the filter itself when there is one. */
+  static Filter of(List<Filter> filters) {
+    if (filters.size() == 1) {
+      return filters.get(0);
+    }
+    List<Filter> flat = new ArrayList<>(filters.size());
+    for (Filter f : filters) {
+      if (f instanceof Or o) {
+        flat.addAll(List.of(o.operands));
+      } else {
+        flat.add(f);
+      }
+    }
+    return new Or(flat.toArray(Filter[]::new));
+  }
+
+  List<Filter> operands() {
+    return List.of(operands);
+  }
+
+  @Override
+  public boolean test(Flow flow) {
+    for (Filter f : operands) {
+      if (f.test(flow)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  int precedence() {
+    return 1;
+  }
+
+  @Override
+  void print(StringBuilder out) {
+    Printing.join(out, operands, " | ", precedence());
+  }
+}

@@ -1,0 +1,24 @@
+package dev.loupe.engine.filter;
+
+/**
+ * Per-thread buffers that matching reuses instead of allocating: the URL being built, the header
+ * line view, and the body bytes with their text view. Confined to its thread; a match fills and
+ * uses a buffer before returning, and filters never call each other in the middle of a match.
+ */
+final class Scratch {
+  private static final ThreadLocal<Scratch> CURRENT = ThreadLocal.withInitial(Scratch::new);
+
+  final StringBuilder url = new StringBuilder(256);
+  final HeaderLine headerLine = new HeaderLine();
+  final Latin1Text text = new Latin1Text();
+  /** Grows on demand up to {@link BodyText#LIMIT}. */
+  byte[] body = new byte[16 * 1024];
+  /** Bytes of {@link #body} filled by the last {@link BodyText#read}. */
+  int bodyLength;
+
+  private Scratch() {}
+
+  static Scratch get() {
+    return CURRENT.get();
+  }
+}
