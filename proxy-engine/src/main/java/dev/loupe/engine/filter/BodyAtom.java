@@ -44,11 +44,14 @@ final class BodyAtom extends Filter {
 
   private final Side side;
   private final String regex;
+  /** Non-null when the regex has no metacharacters: searched without a Matcher. */
+  private final Literal literal;
   private final ThreadLocal<Matcher> matchers;
 
   private BodyAtom(Side side, String regex, Pattern pattern) {
     this.side = side;
     this.regex = regex;
+    this.literal = Literal.of(pattern.pattern(), false);
     this.matchers = ThreadLocal.withInitial(() -> pattern.matcher(""));
   }
 
@@ -82,7 +85,12 @@ final class BodyAtom extends Filter {
 
   private boolean find(Body body, String contentEncoding, Scratch scratch) {
     int n = BodyText.read(body, contentEncoding, scratch);
-    return n > 0 && matchers.get().reset(scratch.text.reset(scratch.body, n)).find();
+    return n > 0 && find(scratch.body, n, scratch);
+  }
+
+  private boolean find(byte[] bytes, int length, Scratch scratch) {
+    return literal != null ? literal.inBytes(bytes, length)
+        : matchers.get().reset(scratch.text.reset(bytes, length)).find();
   }
 
   private boolean findInMessages(Flow flow, Scratch scratch) {
@@ -91,7 +99,7 @@ final class BodyAtom extends Filter {
       if (fromClient ? side.request : side.response) {
         byte[] payload = m.payload();
         int n = Math.min(payload.length, BodyText.LIMIT);
-        if (n > 0 && matchers.get().reset(scratch.text.reset(payload, n)).find()) {
+        if (n > 0 && find(payload, n, scratch)) {
           return true;
         }
       }

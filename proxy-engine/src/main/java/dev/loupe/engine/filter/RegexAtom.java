@@ -11,7 +11,8 @@ import java.util.regex.PatternSyntaxException;
 /**
  * A case-insensitive regex searched (not anchored) in one part of the request or response head:
  * {@code ~u ~d ~m ~h ~hq ~hs ~t ~tq ~ts}. Each thread reuses its own {@link Matcher}, and URLs and
- * header lines are presented as views, so a test allocates nothing once warm.
+ * header lines are presented as views, so a test allocates nothing once warm. A regex without
+ * metacharacters is searched by {@link Literal} instead.
  */
 final class RegexAtom extends Filter {
   /** Where the regex is searched. */
@@ -44,11 +45,14 @@ final class RegexAtom extends Filter {
 
   private final Target target;
   private final String regex;
+  /** Non-null when the regex is a plain ASCII word: searched without a Matcher. */
+  private final Literal literal;
   private final ThreadLocal<Matcher> matchers;
 
   private RegexAtom(Target target, String regex, Pattern pattern) {
     this.target = target;
     this.regex = regex;
+    this.literal = Literal.of(regex, true);
     this.matchers = ThreadLocal.withInitial(() -> pattern.matcher(""));
   }
 
@@ -83,7 +87,7 @@ final class RegexAtom extends Filter {
   }
 
   private boolean find(CharSequence text) {
-    return matchers.get().reset(text).find();
+    return literal != null ? literal.inText(text) : matchers.get().reset(text).find();
   }
 
   private boolean anyLine(Headers headers) {
