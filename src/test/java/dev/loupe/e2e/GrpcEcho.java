@@ -98,7 +98,16 @@ final class GrpcEcho implements AutoCloseable {
     /** Regular mode: CONNECT localhost:PORT, TLS intercepted with a Loupe-minted certificate. */
     CONNECT_TLS,
     /** Reverse mode in cleartext: h2c prior knowledge from the client and to the origin. */
-    REVERSE_H2C
+    REVERSE_H2C,
+    /**
+     * Regular mode without TLS: CONNECT 127.0.0.1:PORT, then h2c prior knowledge inside the tunnel;
+     * Loupe parses it and speaks h2c to the origin, with the default {@code --upstream-protocol auto}.
+     */
+    CONNECT_H2C;
+
+    boolean cleartext() {
+      return this == REVERSE_H2C || this == CONNECT_H2C;
+    }
   }
 
   private final Server tlsServer;
@@ -149,12 +158,13 @@ final class GrpcEcho implements AutoCloseable {
       case REVERSE_TLS -> reverseTls;
       case CONNECT_TLS -> regular;
       case REVERSE_H2C -> reverseH2c;
+      case CONNECT_H2C -> regular;
     };
   }
 
   /** The port of the gRPC server that {@code route} ends at. */
   int originPort(Route route) {
-    return route == Route.REVERSE_H2C ? plainServer.getPort() : tlsServer.getPort();
+    return route.cleartext() ? plainServer.getPort() : tlsServer.getPort();
   }
 
   List<CompletableFuture<Void>> hangCancelled() {
@@ -163,7 +173,8 @@ final class GrpcEcho implements AutoCloseable {
 
   /** The one ended flow of {@code /test.Echo/METHOD} through {@code route}'s proxy. */
   Flow awaitFlow(Route route, String method) {
-    return proxy(route).awaitFlow("/" + SERVICE + "/" + method);
+    // The regular proxy serves two routes: the origin's port tells their flows apart.
+    return proxy(route).awaitFlow(":" + originPort(route) + "/" + SERVICE + "/" + method);
   }
 
   /** A new channel to the gRPC server through {@code route}; shut it down with {@link #close(ManagedChannel)}. */
@@ -185,6 +196,14 @@ final class GrpcEcho implements AutoCloseable {
       }
       case REVERSE_H2C -> NettyChannelBuilder.forAddress("127.0.0.1", reverseH2c.port(),
           InsecureChannelCredentials.create());
+      case CONNECT_H2C -> {
+        InetSocketAddress proxy = regular.address();
+        yield NettyChannelBuilder.forAddress("127.0.0.1", plainServer.getPort(), InsecureChannelCredentials.create())
+            .proxyDetector(target -> HttpConnectProxiedSocketAddress.newBuilder()
+                .setTargetAddress((InetSocketAddress) target)
+                .setProxyAddress(proxy)
+                .build());
+      }
     };
     return b.maxInboundMessageSize(8 << 20).build();
   }

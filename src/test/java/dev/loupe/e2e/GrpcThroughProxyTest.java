@@ -199,7 +199,7 @@ class GrpcThroughProxyTest {
     assertThat(flow.serverStreamId()).as("server stream id").isPositive();
     assertThat(flow.request().method()).isEqualTo("POST");
     assertThat(flow.request().path()).isEqualTo("/" + GrpcEcho.SERVICE + "/" + method);
-    assertThat(flow.request().scheme()).isEqualTo(route == Route.REVERSE_H2C ? "http" : "https");
+    assertThat(flow.request().scheme()).isEqualTo(route.cleartext() ? "http" : "https");
     assertThat(flow.request().port()).isEqualTo(grpc.originPort(route));
     assertThat(flow.request().headers().get("content-type")).startsWith("application/grpc");
     assertThat(flow.request().headers().get("te")).isEqualTo("trailers");
@@ -208,7 +208,7 @@ class GrpcThroughProxyTest {
     if (separateHeaders) {
       assertThat(flow.response().headers().get("x-header")).isEqualTo("yes");
     }
-    if (route == Route.REVERSE_H2C) {
+    if (route.cleartext()) {
       assertThat(flow.clientConnection().tls()).isNull();
       assertThat(flow.serverConnection().tls()).isNull();
     } else {

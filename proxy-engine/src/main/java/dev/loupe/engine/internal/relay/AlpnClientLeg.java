@@ -7,6 +7,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -72,6 +73,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
   /** Makes {@code ch} an HTTP/2 server connection: one {@link Http1ClientLeg} per stream. */
   static void installHttp2(EngineContext engine, Channel ch, ClientSide side) {
     ChannelPipeline p = ch.pipeline();
+    FlushCoalescer.install(ch); // response frames of all streams leave in batched writes
     p.addLast("h2", Http2Codecs.forClientLeg(engine.config()));
     p.addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override

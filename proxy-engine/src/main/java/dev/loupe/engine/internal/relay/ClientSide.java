@@ -13,8 +13,16 @@ import dev.loupe.engine.flow.TlsInfo;
  * @param protocol    what the client speaks, as recorded on flows ({@code HTTP/1.1}, {@code HTTP/2})
  * @param multiplexed true for one stream of an HTTP/2 connection: one exchange, no connection-level
  *                    keep-alive or close semantics
+ * @param h2cPriorKnowledge true when the client opened cleartext HTTP/2 (h2c, prior knowledge) to
+ *                    this fixed target itself, inside a CONNECT tunnel: it knows the origin speaks
+ *                    h2c, so the server leg does too (gRPC without TLS through a proxy)
  */
-record ClientSide(String scheme, String host, int port, TlsInfo tls, String protocol, boolean multiplexed) {
+record ClientSide(String scheme, String host, int port, TlsInfo tls, String protocol, boolean multiplexed,
+    boolean h2cPriorKnowledge) {
+  ClientSide(String scheme, String host, int port, TlsInfo tls, String protocol, boolean multiplexed) {
+    this(scheme, host, port, tls, protocol, multiplexed, false);
+  }
+
   static ClientSide explicitProxy() {
     return new ClientSide(null, null, 0, null, "HTTP/1.1", false);
   }

@@ -14,10 +14,12 @@ import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.transport.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -95,6 +97,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean responseHeadSent;
   /** HTTP/2 client leg: a final response head not yet written (see sendResponseHead). */
   private HttpResponse heldHead;
+  /** The write of the current response's last message on an HTTP/2 stream, until the stream closes. */
+  private ChannelFuture responseEnd;
   private ScheduledFuture<?> responseTimer;
 
   private boolean closeAfterResponse;
@@ -437,11 +441,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           // A body-less response: one HEADERS frame with END_STREAM (gRPC's Trailers-Only needs it).
           HttpResponse h = heldHead;
           heldHead = null;
-          ctx.writeAndFlush(new DefaultFullHttpResponse(h.protocolVersion(), h.status(), Unpooled.EMPTY_BUFFER,
+          endResponse(new DefaultFullHttpResponse(h.protocolVersion(), h.status(), Unpooled.EMPTY_BUFFER,
               h.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE));
         } else {
           writeHeldHead();
-          ctx.writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+          endResponse(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
               : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
         }
       } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
@@ -458,6 +462,21 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else if (c instanceof ExchangeCommand.Finished) {
         finished();
       }
+    }
+  }
+
+  /**
+   * Writes the last message of a response. On an HTTP/2 stream the flush joins the connection's
+   * batch ({@link FlushCoalescer}) and the stream is closed only once this write has left
+   * ({@link #finished()}): closing earlier would reset the stream with its END_STREAM (or
+   * trailers) still queued behind flow control or the batch.
+   */
+  private void endResponse(Object last) {
+    if (side.multiplexed()) {
+      responseEnd = ctx.write(last);
+      FlushCoalescer.flush(ctx.channel());
+    } else {
+      ctx.writeAndFlush(last);
     }
   }
 
@@ -487,7 +506,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           sp.addLast(UpstreamConnector.LEG, serverLeg);
           execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));
           if (upstream != null) {
-            upstream.channel().flush();
+            FlushCoalescer.flush(upstream.channel());
             upstream.channel().read();
             armResponseTimer(ex);
           }
@@ -504,7 +523,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     return switch (engine.config().upstreamProtocol()) {
       case H1 -> UpstreamConnector.Want.H1;
       case H2 -> UpstreamConnector.Want.H2;
-      case AUTO -> side.multiplexed() ? UpstreamConnector.Want.H2_OR_H1 : UpstreamConnector.Want.H1;
+      case AUTO -> side.h2cPriorKnowledge() ? UpstreamConnector.Want.H2
+          : side.multiplexed() ? UpstreamConnector.Want.H2_OR_H1 : UpstreamConnector.Want.H1;
     };
   }
 
@@ -609,11 +629,18 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     served++;
     if (side.multiplexed()) {
       // One stream, one exchange. Closing the stream channel releases request data still queued in
-      // it and returns its credit; if the client is still sending, the stream is reset (CANCEL).
+      // it and returns its credit; if the client is still sending, the stream is reset (CANCEL) —
+      // after the response's last frame has been written.
       closing = true;
       releaseInbound();
-      ctx.flush();
-      ctx.close();
+      ChannelFuture last = responseEnd;
+      responseEnd = null;
+      if (last == null) {
+        ctx.flush();
+        ctx.close();
+      } else {
+        last.addListener(f -> ctx.close());
+      }
       return;
     }
     if (closeAfterResponse || closing) {
@@ -656,7 +683,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   void serverReadComplete() {
     writeHeldHead();
-    ctx.flush();
+    FlushCoalescer.flush(ctx.channel());
     if (upstream != null) {
       if (ctx.channel().isWritable()) {
         upstream.channel().read();
@@ -685,7 +712,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     if (upstream != null) {
-      upstream.channel().flush();
+      FlushCoalescer.flush(upstream.channel());
     }
     readClientIfReady();
   }

@@ -17,13 +17,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * Looks at the first bytes a client sends through a CONNECT tunnel: a TLS ClientHello record
  * means interception (SNI → minted certificate → HTTP/1.1 inside); a cleartext HTTP request line
- * (ws://, http:// over CONNECT) is parsed as HTTP too; anything else, or silence for a while
+ * (ws://, http:// over CONNECT) is parsed as HTTP too, and so is cleartext HTTP/2 with prior
+ * knowledge (h2c, e.g. gRPC without TLS); anything else, or silence for a while
  * (server-speaks-first protocols), makes an opaque TUNNEL.
  */
 final class TlsSniffer extends ChannelInboundHandlerAdapter {
   /** TLS record type "handshake". */
   private static final int TLS_HANDSHAKE = 0x16;
   private static final long SILENCE_MS = 3_000;
+  private static final byte[] HTTP2_PREFACE =
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   private final EngineContext engine;
   private final String host;
@@ -64,6 +67,8 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
     silenceTimer.cancel(false);
     if (buf.getUnsignedByte(buf.readerIndex()) == TLS_HANDSHAKE) {
       intercept(ctx, buf);
+    } else if (startsHttp2Preface(buf)) {
+      interceptH2c(ctx, buf);
     } else if (looksLikeHttp(buf)) {
       interceptCleartext(ctx, buf);
     } else {
@@ -91,6 +96,32 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
     p.remove(this);
     p.fireChannelRead(first);
     p.fireChannelReadComplete();
+  }
+
+  /**
+   * Cleartext HTTP/2 with prior knowledge inside the tunnel (gRPC without TLS through a proxy): the
+   * client knows the origin speaks h2c, so each stream goes to it as h2c too.
+   */
+  private void interceptH2c(ChannelHandlerContext ctx, ByteBuf first) {
+    ChannelPipeline p = ctx.pipeline();
+    p.remove(this);
+    AlpnClientLeg.installHttp2(engine, ctx.channel(), new ClientSide("http", host, port, null, "HTTP/2", true, true));
+    p.fireChannelRead(first);
+    p.fireChannelReadComplete();
+  }
+
+  /** The client connection preface of HTTP/2 ("PRI * HTTP/2.0..."; the PRI method exists for nothing else). */
+  static boolean startsHttp2Preface(ByteBuf buf) {
+    int n = Math.min(buf.readableBytes(), HTTP2_PREFACE.length);
+    if (n < 4) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      if (buf.getByte(buf.readerIndex() + i) != HTTP2_PREFACE[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** An HTTP/1.x request line starts with an upper-case token and a space ("GET ", "OPTIONS "). */

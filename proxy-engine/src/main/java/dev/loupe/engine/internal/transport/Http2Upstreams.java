@@ -121,6 +121,7 @@ final class Http2Upstreams {
   /** Turns a fresh connection that negotiated h2 into a pooled parent. */
   Parent register(Origin origin, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
     Parent parent = new Parent(ch, info);
+    FlushCoalescer.install(ch); // request frames of all streams leave in batched writes
     ch.pipeline().addLast("h2", codec.get());
     ch.pipeline().addLast("h2-watch", new Watcher(origin, parent));
     ch.pipeline().addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter() {
