@@ -6,7 +6,7 @@ Run it through `bench/probe/run` (see bench/README.md, "Load probe"). Python 3 s
 What one run does (all on 127.0.0.1, every component a separate OS process):
   1. makes a throwaway PKI with openssl (origin CA + leaf for localhost/127.0.0.1),
   2. starts the origin (nginx): /13, /64k, /1m static files and POST /post (reads and
-     discards the body, answers "ok\\n") on four ports -- TLS h1+h2, TLS h1 only,
+     discards the body, answers the 13-byte file) on four ports -- TLS h1+h2, TLS h1 only,
      cleartext h1 and cleartext h2c (prior knowledge),
   3. for each arm (mode x TLS x client protocol x origin protocol), starts the systems that
      can serve it -- direct (no proxy, the ceiling), nginx as reverse proxy, Loupe, mitmdump --
@@ -53,8 +53,8 @@ BODIES = {  # name -> (method, path, payload bytes: response body for GET, reque
 BODY_ALIASES = {"13b": "13", "tiny": "13", "64kib": "64k", "1mib": "1m", "post": "post64k"}
 
 # The default set: every target of issue 4 gets its arm, in about 20 minutes on 2 cores.
-DEFAULT_ARMS = ("reverse-tls-h1h1,reverse-tls-h2h1:13+1m,regular-tls-h1h1:13,"
-                "regular-tls-h2h1:13,tunnel-tls-h1h1:1m")
+DEFAULT_ARMS = ("reverse-tls-h1h1,reverse-tls-h2h1:13,regular-tls-h1h1:13,"
+                "regular-tls-h2h2:13,tunnel-tls-h1h1:1m")
 QUICK = dict(arms="reverse-tls-h1h1:13+post64k,regular-tls-h1h1:13,tunnel-tls-h1h1:1m",
              conc="8,64", reps=2, duration=1.5, warmup=0.5, proxy_warmup=3)
 
@@ -104,6 +104,9 @@ class Arm:
         # it cannot serve an h1 client with an h2 origin.
         mitm_ok = not (self.tls == "clear" and "h2" in (self.client, self.origin))
         mitm_ok = mitm_ok and not (self.client == "h1" and self.origin == "h2")
+        # ... and in regular mode it offers the origin only the client's ALPN list, so an
+        # h2-only client meets an h1 origin with "no application protocol" (502).
+        mitm_ok = mitm_ok and not (self.mode == "regular" and self.client == "h2" and self.origin == "h1")
         if mitm_ok:
             s.append("mitmdump")
         return s
@@ -685,10 +688,10 @@ class Probe:
         forced = self.args.gen
         return gen if forced == "auto" else forced
 
-    def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True):
+    def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True, gen=None):
         a = self.args
-        base, proxy, gen = self.target_for(env, arm, system)
-        gen = self.gen_for(gen)
+        base, proxy, auto_gen = self.target_for(env, arm, system)
+        gen = gen or self.gen_for(auto_gen)
         url = base + BODIES[body][1]
         load1 = os.getloadavg()[0]
         t0 = time.time()
@@ -750,18 +753,20 @@ class Probe:
             env.make_pki()
             env.start_origin()
             env.loadgen = LoadGenServer(env)
-            if any(self.gen_for(self.target_for(env, arm, "direct")[2]) == "loadgen"
-                   or arm.mode != "reverse" for arm in a.arm_list):
+            if a.validate or a.gen == "loadgen" or any(arm.mode != "reverse" for arm in a.arm_list):
                 log("warming up the load generator JVM (unmeasured, against the origin)")
-                for proto in ("h1", "h2"):
-                    run_loadgen(env, "https://127.0.0.1:%d/13" % env.O_TLS, proto, 8, "13", 0, 3, "", None)
+                for proto in ("h1", "h2", "h1", "h2"):
+                    run_loadgen(env, "https://127.0.0.1:%d/13" % env.O_TLS, proto, 32, "13", 0, 4, "", None)
             log("origin nginx: TLS h1+h2 :%d, TLS h1 :%d, clear h1 :%d, h2c :%d; work dir %s" % (
                 env.O_TLS, env.O_TLS1, env.O_CLR, env.O_H2C, work))
             nginx = None
-            if any("nginx" in self.systems(arm) for arm in a.arm_list):
+            if not a.validate and any("nginx" in self.systems(arm) for arm in a.arm_list):
                 nginx = env.start_nginx_rp()
-            for arm in a.arm_list:
-                self.run_arm(env, arm, nginx)
+            if a.validate:
+                self.run_validate(env)
+            else:
+                for arm in a.arm_list:
+                    self.run_arm(env, arm, nginx)
         except KeyboardInterrupt:
             interrupted = True
             log("interrupted: writing what was measured")
@@ -772,7 +777,10 @@ class Probe:
             self.csvf.close()
             self.t_end = time.time()
             self.machine_after = machine_info()
-            if self.rows:
+            if self.rows and a.validate:
+                self.md_path.write_text(self.header(interrupted) + "\n" + self.validate_summary())
+                log("validation:\n" + self.validate_summary())
+            elif self.rows:
                 self.md_path.write_text(self.summary(interrupted))
                 log("results: %s and %s" % (self.csv_path, self.md_path))
             if a.keep_work:
@@ -780,6 +788,43 @@ class Probe:
             else:
                 shutil.rmtree(work, ignore_errors=True)
         return 130 if interrupted else 0
+
+    def run_validate(self, env):
+        """LoadGen against h2load on the arms both can run: direct TLS tiny GET, h2 and h1,
+        each concurrency step, generators alternated (A B B A)."""
+        a = self.args
+        for proto in ("h2", "h1"):
+            arm = Arm("reverse-tls-%s%s" % (proto, proto), ["13"])
+            for conc in a.conc_list:
+                for rep in range(1, a.reps + 1):
+                    gens = ["h2load", "loadgen"] if rep % 2 else ["loadgen", "h2load"]
+                    for i, g in enumerate(gens):
+                        self.step(env, arm, "direct", None, "13", conc, rep, i + 1, a.warmup,
+                                  a.duration, gen=g)
+
+    def validate_summary(self):
+        a = self.args
+        out = ["## Generator validation: LoadGen vs h2load (direct to the origin, TLS, 13 B GET)\n",
+               "| client | c | h2load req/s (median) | LoadGen req/s (median) | LoadGen ÷ h2load | "
+               "h2load p50 / p99 ms | LoadGen p50 / p99 ms | per rep h2load | per rep LoadGen |",
+               "|---|---|---|---|---|---|---|---|---|"]
+        for proto in ("h2", "h1"):
+            for conc in a.conc_list:
+                rs = [r for r in self.rows if r["client"] == proto and r["conc"] == conc]
+                if not rs:
+                    continue
+                by = {g: [r for r in rs if r["generator"] == g] for g in ("h2load", "loadgen")}
+                med = {g: statistics.median([float(r["rps"]) for r in v]) if v else float("nan") for g, v in by.items()}
+                lat = {g: "%.2f / %.2f" % (statistics.median([float(r["p50_ms"]) for r in v]),
+                                           statistics.median([float(r["p99_ms"]) for r in v])) if v else "–"
+                       for g, v in by.items()}
+                out.append("| %s | %d | %.0f | %.0f | **%.2f** | %s | %s | %s | %s |" % (
+                    proto, conc, med["h2load"], med["loadgen"],
+                    med["loadgen"] / med["h2load"] if med["h2load"] else float("nan"),
+                    lat["h2load"], lat["loadgen"],
+                    " / ".join("%.0f" % float(r["rps"]) for r in by["h2load"]),
+                    " / ".join("%.0f" % float(r["rps"]) for r in by["loadgen"])))
+        return "\n".join(out) + "\n"
 
     def systems(self, arm):
         s = arm.systems()
@@ -874,6 +919,14 @@ class Probe:
         def f(x, fmt="%.0f"):
             return "–" if x != x else fmt % x
 
+        out = [self.header(interrupted)]
+        self._summary_body(out, agg, keys, sustainable, sus_rps, ratio, f)
+        return "\n".join(out) + "\n"
+
+    def header(self, interrupted):
+        a = self.args
+        rows = self.rows
+        slo = a.slo_ms
         out = []
         mi = self.machine_before
         out.append("# Loupe load probe — %s%s\n" % (self.stamp, " (interrupted, partial)" if interrupted else ""))
@@ -902,7 +955,12 @@ class Probe:
                    "error rate is ≤ 0.1%% and whose p99 is ≤ **%g ms** (the SLO). `–` = no step "
                    "qualified. Ratios compare sustainable RPS (= throughput for a fixed body) in "
                    "this run.\n" % slo)
+        return "\n".join(out) + "\n"
 
+    def _summary_body(self, out, agg, keys, sustainable, sus_rps, ratio, f):
+        a = self.args
+        rows = self.rows
+        slo = a.slo_ms
         # targets
         out.append("## Targets (issue 4)\n")
         out.append("| target | measured | verdict |")
@@ -933,8 +991,10 @@ class Probe:
             tgt_ratio("reverse TLS %s→H1 tiny GET ≥ 1.0× nginx" % cp.upper(), arm, "13", "nginx", 1.0, top)
             tgt_ratio("reverse TLS %s→H1 tiny GET ≥ 20× mitmdump" % cp.upper(), arm, "13", "mitmdump", 20.0, top)
         for cp in ("h1", "h2"):
-            tgt_ratio("regular (CONNECT + interception) %s client ≥ 20× mitmdump" % cp.upper(),
-                      "regular-tls-%sh1" % cp, "13", "mitmdump", 20.0, top)
+            arm = next((x for x in ("regular-tls-%sh1" % cp, "regular-tls-%sh2" % cp)
+                        if any(k[0] == x and k[1] == "mitmdump" for k in keys)), "regular-tls-%sh1" % cp)
+            tgt_ratio("regular (CONNECT + interception) %s client ≥ 20× mitmdump (%s)" % (cp.upper(), arm),
+                      arm, "13", "mitmdump", 20.0, top)
         for cp in ("h1", "h2"):
             arm = "reverse-tls-%sh1" % cp
             for body, label in (("1m", "1 MiB GET"), ("post64k", "64 KiB POST")):
@@ -960,14 +1020,14 @@ class Probe:
 
         # per arm/body
         out.append("## Per arm and body\n")
-        out.append("Sustainable RPS and the figures of that step (p50/p99 ms, proxy CPU %% "
+        out.append("Sustainable RPS and the figures of that step (p50/p99 ms, proxy CPU % "
                    "(100 = one core), proxy peak RSS MiB over the step); MB/s = sustainable RPS × body. "
                    "Ratios: Loupe (or the row's system) ÷ nginx, ÷ mitmdump, ÷ direct.\n")
         for arm in arms_run:
             for body in dict.fromkeys(k[2] for k in keys if k[0] == arm):
                 systems = list(dict.fromkeys(k[1] for k in keys if k[0] == arm and k[2] == body))
                 out.append("### %s, %s %s\n" % (arm, BODIES[body][0], body))
-                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU %% | RSS MiB | ÷ nginx | ÷ mitmdump | ÷ direct |")
+                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | ÷ nginx | ÷ mitmdump | ÷ direct |")
                 out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
                 sus = {s: sus_rps(arm, s, body) for s in systems}
                 for s in systems:
@@ -1010,7 +1070,6 @@ class Probe:
             out.append("Generators: h2load for reverse and direct-reverse arms, Loupe's Netty "
                        "generator (`dev.loupe.bench.load.LoadGen`) for regular/tunnel arms and "
                        "their direct ceiling.\n")
-        return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1074,6 +1133,30 @@ def tool_versions():
 # ---------------------------------------------------------------------------------------------
 
 
+def summarize(a):
+    path = Path(a.summarize).resolve()
+    rows = list(csv.DictReader(open(path, newline="")))
+    if not rows:
+        die("no rows in %s" % path)
+    for r in rows:
+        r["conc"] = int(r["conc"])
+    a.conc_list = sorted({r["conc"] for r in rows})
+    a.reps = max(int(r["rep"]) for r in rows)
+    a.duration = float(rows[0]["duration_s"])
+    p = Probe(a)
+    p.stamp = rows[0]["run"]
+    p.rows = rows
+    p.csv_path = path
+    p.md_path = path.with_suffix(".md")
+    starts = [datetime.datetime.fromisoformat(r["started"]).timestamp() for r in rows]
+    p.t_start, p.t_end = min(starts), max(starts) + float(rows[-1]["duration_s"])
+    p.machine_before = p.machine_after = machine_info()
+    p.machine_before["load"] = p.machine_after["load"] = "(not recorded; per-step load below)"
+    p.md_path.write_text(p.summary(False))
+    log("wrote %s" % p.md_path)
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="bench/probe/run", description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1085,7 +1168,7 @@ def main(argv):
     ap.add_argument("--conc", default="1,8,16,32,64", help="concurrency steps (connections)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per step (median)")
     ap.add_argument("--duration", type=float, default=2.0, help="measured seconds per step")
-    ap.add_argument("--warmup", type=float, default=1.0, help="generator warm-up seconds per step (unmeasured)")
+    ap.add_argument("--warmup", type=float, default=0.5, help="generator warm-up seconds per step (unmeasured)")
     ap.add_argument("--proxy-warmup", type=float, default=8.0,
                     help="unmeasured load on each proxy after it starts, seconds (split over bodies)")
     ap.add_argument("--warmup-conc", type=int, default=16, help="connections of the proxy warm-up")
@@ -1107,6 +1190,10 @@ def main(argv):
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
     ap.add_argument("--out", default=str(REPO / "bench/results"))
     ap.add_argument("--keep-work", action="store_true", help="keep the temp dir (configs, logs)")
+    ap.add_argument("--summarize", metavar="CSV", help="rewrite the Markdown summary of an earlier "
+                    "run from its CSV (next to it, same stamp) and exit")
+    ap.add_argument("--validate", action="store_true",
+                    help="check LoadGen against h2load: direct TLS 13 B GET, h2 and h1, at --conc")
     ap.add_argument("--quick", action="store_true",
                     help="smoke preset (~2 min): %s" % ", ".join("%s=%s" % kv for kv in QUICK.items()))
     a = ap.parse_args(argv)
@@ -1118,6 +1205,8 @@ def main(argv):
                 setattr(a, k, v)
     if a.arms is None:
         a.arms = DEFAULT_ARMS
+    if a.summarize:
+        return summarize(a)
     default_bodies = parse_bodies(a.bodies)
     a.arm_list = [Arm(s.strip(), default_bodies) for s in a.arms.split(",") if s.strip()]
     a.conc_list = [int(x) for x in str(a.conc).split(",") if x.strip()]

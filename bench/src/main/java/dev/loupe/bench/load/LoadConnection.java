@@ -199,6 +199,7 @@ final class LoadConnection {
     if (!ok) {
       if (clock.running()) {
         stats.error(LoadStats.ErrorKind.NON2XX);
+        noteError(new IllegalStateException("status " + status));
       }
       return;
     }
