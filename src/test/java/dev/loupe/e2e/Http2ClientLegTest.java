@@ -132,6 +132,13 @@ class Http2ClientLegTest {
     TestOrigin.Seen seen = origin.awaitSeen("t=post-unknown-length");
     assertThat(seen.headers().get("transfer-encoding")).isEqualToIgnoringCase("chunked");
     assertThat(seen.headers().contains("content-length")).isFalse();
+    assertThat(seen.headers().get("host")).isEqualTo(URI.create(url).getRawAuthority());
+    // The flow records the HTTP/2 request as sent: no transfer coding, no host made from :authority.
+    Flow flow = proxy.awaitFlow("t=post-unknown-length");
+    assertThat(flow.request().headers().contains("transfer-encoding")).isFalse();
+    assertThat(flow.request().headers().contains("host")).isFalse();
+    assertThat(flow.request().authority()).isEqualTo(URI.create(url).getRawAuthority());
+    assertThat(flow.requestBody().size()).isEqualTo(n);
   }
 
   // ---- multiplexing --------------------------------------------------------------------------

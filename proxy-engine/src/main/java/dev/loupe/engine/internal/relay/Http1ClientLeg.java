@@ -287,7 +287,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private RequestHead requestHead(HttpRequest req) {
     String uri = req.uri();
-    Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers())
+    Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers(), true)
         : Http1Messages.toHeaders(req.headers());
     String version = side.multiplexed() ? side.protocol() : req.protocolVersion().text();
     if (uri.startsWith("/") || uri.equals("*")) {
@@ -421,7 +421,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       if (c instanceof ExchangeCommand.OpenUpstream o) {
         openUpstream(o);
       } else if (c instanceof ExchangeCommand.SendRequestHead h) {
-        upstream.channel().write(Http1Messages.toOriginRequest(h.head(), webSocket));
+        // An HTTP/2 request whose HEADERS did not end the stream has a body to stream.
+        upstream.channel().write(Http1Messages.toOriginRequest(h.head(), webSocket,
+            side.multiplexed() && !(request instanceof LastHttpContent)));
       } else if (c instanceof ExchangeCommand.SendRequestData d) {
         upstream.channel().write(d.payload());
       } else if (c instanceof ExchangeCommand.SendRequestEnd e) {

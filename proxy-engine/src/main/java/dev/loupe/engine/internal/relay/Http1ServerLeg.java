@@ -58,7 +58,7 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
       }
       owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(http2
           ? new dev.loupe.engine.flow.ResponseHead(r.status().code(), "", "HTTP/2",
-              Http1Messages.toHeadersFromHttp2(r.headers()))
+              Http1Messages.toHeadersFromHttp2(r.headers(), false))
           : Http1Messages.toResponseHead(r)));
       if (!(msg instanceof HttpContent)) {
         return;
@@ -86,7 +86,7 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
       }
       if (last) {
         LastHttpContent lc = (LastHttpContent) c;
-        dev.loupe.engine.flow.Headers trailers = http2 ? Http1Messages.toHeadersFromHttp2(lc.trailingHeaders())
+        dev.loupe.engine.flow.Headers trailers = http2 ? Http1Messages.toHeadersFromHttp2(lc.trailingHeaders(), false)
             : Http1Messages.toHeaders(lc.trailingHeaders());
         if (!c.content().isReadable()) {
           c.release();

@@ -47,15 +47,24 @@ public final class Http1Messages {
   }
 
   /**
-   * Headers of a message converted from HTTP/2 by Netty's adapter, without the adapter's own
-   * {@code x-http2-*} extension headers (they never were on the wire).
+   * Headers of a message converted from HTTP/2 by Netty's adapter, as they were on the wire:
+   * without the adapter's own {@code x-http2-*} extension headers, its {@code transfer-encoding:
+   * chunked} (HTTP/2 has no transfer codings; it marks a body to stream), and, for a request, the
+   * {@code host} it made from {@code :authority} (kept on the request head as its authority).
    */
-  public static Headers toHeadersFromHttp2(HttpHeaders h) {
+  public static Headers toHeadersFromHttp2(HttpHeaders h, boolean request) {
     List<Headers.Field> fields = new ArrayList<>(h.size());
+    boolean hostDropped = !request;
     for (Map.Entry<String, String> e : h) {
-      if (!e.getKey().regionMatches(true, 0, "x-http2-", 0, 8)) {
-        fields.add(new Headers.Field(e.getKey(), e.getValue()));
+      String name = e.getKey();
+      if (name.regionMatches(true, 0, "x-http2-", 0, 8) || name.equalsIgnoreCase("transfer-encoding")) {
+        continue;
       }
+      if (!hostDropped && name.equalsIgnoreCase("host")) {
+        hostDropped = true;
+        continue;
+      }
+      fields.add(new Headers.Field(name, e.getValue()));
     }
     return Headers.of(fields);
   }
@@ -92,7 +101,12 @@ public final class Http1Messages {
    * set to the target's authority. {@code webSocket} keeps the upgrade headers (minus extensions,
    * so frames stay uncompressed and readable).
    */
-  public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket) {
+  /**
+   * The request to send to an origin: end-to-end headers, {@code Host} from the authority, and
+   * {@code transfer-encoding: chunked} when a body of unknown length follows ({@code
+   * streamedBody}: an HTTP/2 request without END_STREAM on its HEADERS and without content-length).
+   */
+  public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket, boolean streamedBody) {
     Set<String> drop = hopByHop(head.headers());
     HttpHeaders out = new DefaultHttpHeaders();
     boolean hostSeen = false;
@@ -116,6 +130,9 @@ public final class Http1Messages {
     }
     if (!hostSeen) {
       out.set(HttpHeaderNames.HOST, head.authority());
+    }
+    if (streamedBody && !out.contains(HttpHeaderNames.CONTENT_LENGTH) && !isChunked(out)) {
+      out.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     if (webSocket) {
       out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
