@@ -250,7 +250,7 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("Loupe: the desktop UI is not available yet; running headless.");
     }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
-        + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ")");
+        + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
     if (insecure) {
       out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");

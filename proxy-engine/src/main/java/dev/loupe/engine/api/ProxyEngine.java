@@ -104,6 +104,11 @@ public final class ProxyEngine implements AutoCloseable {
     return Transports.name();
   }
 
+  /** Which TLS implementation is in use ("BoringSSL ..." or "JDK"). */
+  public static String tlsProvider() {
+    return dev.loupe.engine.internal.tls.TlsProviders.describe();
+  }
+
   /** Stops listening, closes every connection and waits (up to a few seconds) for the loops to end. */
   @Override
   public void close() {

@@ -6,7 +6,6 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.security.cert.X509Certificate;
@@ -65,7 +64,7 @@ public final class MitmContexts {
     ServerCertificate cert = certificates.certificateFor(host);
     try {
       return SslContextBuilder.forServer(cert.privateKey(), cert.chain().toArray(new X509Certificate[0]))
-          .sslProvider(SslProvider.JDK)
+          .sslProvider(TlsProviders.preferred())
           .protocols("TLSv1.3", "TLSv1.2")
           .applicationProtocolConfig(new ApplicationProtocolConfig(
               ApplicationProtocolConfig.Protocol.ALPN,

@@ -4,7 +4,6 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.Socket;
 import java.security.KeyStore;
@@ -41,7 +40,7 @@ public final class UpstreamTls {
   static SslContext clientContext(List<X509Certificate> extraCas, boolean insecure, String... alpn) {
     try {
       SslContextBuilder b = SslContextBuilder.forClient()
-          .sslProvider(SslProvider.JDK)
+          .sslProvider(TlsProviders.preferred())
           .protocols("TLSv1.3", "TLSv1.2")
           .endpointIdentificationAlgorithm(insecure ? null : "HTTPS")
           .applicationProtocolConfig(new ApplicationProtocolConfig(
