@@ -53,4 +53,34 @@ class UpstreamPoolTest {
       assertThat(origin.connections()).isEqualTo(1);
     }
   }
+
+  @Test
+  void anIdleConnectionIsReusedWithinTheIdleTimeoutAndClosedAfterIt() throws Exception {
+    try (ProxyFixture proxy = ProxyFixture.start(b -> b.poolIdleTimeout(java.time.Duration.ofMillis(600)).ioThreads(1));
+        TestOrigin origin = TestOrigin.http()) {
+      HttpClient client = proxy.client();
+      for (int i = 0; i < 5; i++) {
+        HttpResponse<String> r = client.send(
+            HttpRequest.newBuilder(URI.create(origin.url() + "/status/200?reuse-" + i)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+      }
+      assertThat(origin.connections()).as("five requests, one pooled origin connection").isEqualTo(1);
+      assertThat(proxy.engine().idleUpstreamConnections()).isEqualTo(1);
+
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (origin.closedConnections() < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(origin.closedConnections()).as("closed by the idle sweep").isEqualTo(1);
+      assertThat(proxy.engine().idleUpstreamConnections()).isZero();
+
+      HttpResponse<String> again = client.send(
+          HttpRequest.newBuilder(URI.create(origin.url() + "/status/200?after-idle")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(again.statusCode()).isEqualTo(200);
+      assertThat(origin.connections()).isEqualTo(2);
+      assertThat(proxy.awaitFlow("?after-idle").serverConnection().reused()).isFalse();
+    }
+  }
 }

@@ -100,6 +100,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   /** The write of the current response's last message on an HTTP/2 stream, until the stream closes. */
   private ChannelFuture responseEnd;
   private ScheduledFuture<?> responseTimer;
+  /** The exchange whose response {@link #responseDeadline} applies to, or null. */
+  private Exchange timedExchange;
+  private long responseDeadline;
 
   private boolean closeAfterResponse;
   private boolean closing;
@@ -530,16 +533,47 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     };
   }
 
+  /**
+   * Starts the response timeout for {@code ex}. One timer per connection is kept and re-armed
+   * lazily: a keep-alive connection serving back-to-back requests moves a deadline instead of
+   * scheduling and cancelling a task per request.
+   */
   private void armResponseTimer(Exchange ex) {
-    long ms = engine.config().responseTimeout().toMillis();
-    responseTimer = ctx.executor().schedule(() -> {
-      if (exchange == ex && !ex.finished()) {
-        execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
-      }
-    }, ms, TimeUnit.MILLISECONDS);
+    timedExchange = ex;
+    responseDeadline = System.nanoTime() + engine.config().responseTimeout().toNanos();
+    if (responseTimer == null) {
+      scheduleResponseTimer(engine.config().responseTimeout().toNanos());
+    }
   }
 
+  private void scheduleResponseTimer(long delayNanos) {
+    responseTimer = ctx.executor().schedule(this::responseTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void responseTimerFired() {
+    responseTimer = null;
+    Exchange ex = timedExchange;
+    if (ex == null || exchange != ex || ex.finished()) {
+      timedExchange = null;
+      return;
+    }
+    long left = responseDeadline - System.nanoTime();
+    if (left > 0) {
+      scheduleResponseTimer(left);
+      return;
+    }
+    timedExchange = null;
+    execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
+  }
+
+  /** Stops the response timeout (the response started, or the exchange ended). */
   private void cancelResponseTimer() {
+    timedExchange = null;
+  }
+
+  /** The connection is gone: drop the pending timer task too. */
+  private void stopResponseTimer() {
+    timedExchange = null;
     if (responseTimer != null) {
       responseTimer.cancel(false);
       responseTimer = null;
@@ -870,7 +904,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (upstream != null) {
       releaseUpstream(false);
     }
-    cancelResponseTimer();
+    stopResponseTimer();
     ctx.fireChannelInactive();
   }
 

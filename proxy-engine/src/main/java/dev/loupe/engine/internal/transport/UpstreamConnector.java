@@ -22,7 +22,6 @@ import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,7 +58,8 @@ public final class UpstreamConnector {
   public static final String LEG = "server-leg";
   public static final String CODEC = "http-client-codec";
   public static final String TLS = "tls";
-  private static final AttributeKey<ScheduledFuture<?>> IDLE_TIMER = AttributeKey.valueOf("loupe.idle");
+  /** When a pooled connection was parked (System.nanoTime()). */
+  private static final AttributeKey<Long> IDLE_SINCE = AttributeKey.valueOf("loupe.idle-since");
 
   private final SslContext tls;
   private final SslContext tlsOfferingH2;
@@ -77,6 +77,8 @@ public final class UpstreamConnector {
   private final int maxChunkSize;
   private final boolean verified;
   private final Map<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> pools = new ConcurrentHashMap<>();
+  /** Event loops whose idle sweep is scheduled. */
+  private final java.util.Set<EventLoop> sweeping = ConcurrentHashMap.newKeySet();
 
   public UpstreamConnector(UpstreamTlsContexts tls, java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec,
       boolean verified, Executor dnsExecutor, Duration connectTimeout,
@@ -136,10 +138,6 @@ public final class UpstreamConnector {
     ArrayDeque<UpstreamConnection> idle = pool(loop).get(key);
     while (idle != null && !idle.isEmpty()) {
       UpstreamConnection c = idle.pollLast();
-      ScheduledFuture<?> timer = c.channel().attr(IDLE_TIMER).getAndSet(null);
-      if (timer != null) {
-        timer.cancel(false);
-      }
       if (c.channel().isActive()) {
         ConnectionInfo i = c.info();
         UpstreamConnection reused = new UpstreamConnection(c.channel(), key,
@@ -367,11 +365,42 @@ public final class UpstreamConnector {
     }
     idle.addLast(c);
     ch.pipeline().addLast(LEG, new IdleHandler(idle, c));
-    ch.attr(IDLE_TIMER).set(loop.schedule(() -> {
-      idle.remove(c);
-      ch.close();
-    }, idleTimeout.toMillis(), TimeUnit.MILLISECONDS));
+    ch.attr(IDLE_SINCE).set(System.nanoTime());
+    if (sweeping.add(loop)) {
+      loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
+    }
     ch.read();
+  }
+
+  /**
+   * Closes pooled connections idle for longer than the idle timeout. One sweep task per event loop
+   * while its pool holds connections, instead of a timer scheduled and cancelled per request; a
+   * connection closes between idleTimeout and idleTimeout + {@link #sweepPeriodNanos()} after
+   * its last use. The oldest are at the head of each queue (reuse takes the newest).
+   */
+  private void sweepIdle(EventLoop loop) {
+    long now = System.nanoTime();
+    long limit = idleTimeout.toNanos();
+    boolean any = false;
+    for (ArrayDeque<UpstreamConnection> q : pool(loop).values()) {
+      while (!q.isEmpty()) {
+        Long since = q.peekFirst().channel().attr(IDLE_SINCE).get();
+        if (since != null && now - since < limit) {
+          break;
+        }
+        q.pollFirst().channel().close();
+      }
+      any |= !q.isEmpty();
+    }
+    if (any) {
+      loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
+    } else {
+      sweeping.remove(loop);
+    }
+  }
+
+  private long sweepPeriodNanos() {
+    return Math.min(Math.max(idleTimeout.toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.SECONDS.toNanos(5));
   }
 
   /** Number of idle pooled connections (all loops), for tests and metrics. */
@@ -437,10 +466,6 @@ public final class UpstreamConnector {
 
     private void drop(ChannelHandlerContext ctx) {
       idle.remove(connection);
-      ScheduledFuture<?> t = ctx.channel().attr(IDLE_TIMER).getAndSet(null);
-      if (t != null) {
-        t.cancel(false);
-      }
       ctx.close();
     }
   }

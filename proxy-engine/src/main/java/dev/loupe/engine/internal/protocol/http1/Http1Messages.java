@@ -84,8 +84,12 @@ public final class Http1Messages {
 
   /** Names the {@code Connection} header lists, lower-cased, plus the fixed hop-by-hop set. */
   private static Set<String> hopByHop(Headers headers) {
+    List<String> connection = headers.getAll("connection");
+    if (connection.isEmpty()) {
+      return HOP_BY_HOP; // the common case on HTTP/1.1 and always on HTTP/2: no copy
+    }
     Set<String> names = new HashSet<>(HOP_BY_HOP);
-    for (String v : headers.getAll("connection")) {
+    for (String v : connection) {
       for (String token : v.split(",")) {
         String t = token.trim().toLowerCase(Locale.ROOT);
         if (!t.isEmpty()) {
@@ -211,6 +215,16 @@ public final class Http1Messages {
    * Request-smuggling checks beyond the decoder's: returns a reason when the request's framing is
    * ambiguous (RFC 9112 §6.1, §6.3), or null when it is fine.
    */
+  private static boolean allDigits(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   public static String framingProblem(HttpRequest req) {
     HttpHeaders h = req.headers();
     List<String> te = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
@@ -240,7 +254,7 @@ public final class Http1Messages {
     }
     if (cl.size() == 1) {
       String v = cl.get(0).trim();
-      if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(Character::isDigit)) {
+      if (v.isEmpty() || v.length() > 18 || !allDigits(v)) {
         return "invalid Content-Length: " + cl.get(0);
       }
     }
