@@ -15,6 +15,7 @@ import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
+import dev.loupe.engine.internal.transport.LegSlot;
 import dev.loupe.engine.internal.transport.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -504,11 +505,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           }
           upstream = r.connection();
           serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(), upstream.multiplexed());
-          ChannelPipeline sp = upstream.channel().pipeline();
-          if (sp.get(UpstreamConnector.LEG) != null) {
-            sp.remove(UpstreamConnector.LEG);
-          }
-          sp.addLast(UpstreamConnector.LEG, serverLeg);
+          LegSlot.attach(upstream.channel(), serverLeg);
           execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));
           if (upstream != null) {
             FlushCoalescer.flush(upstream.channel());
@@ -638,10 +635,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     waitingForUpstreamWritable = false;
     waitingForClientWritable = false;
     serverLeg.detach();
-    ChannelPipeline sp = up.channel().pipeline();
-    if (sp.get(UpstreamConnector.LEG) == serverLeg) {
-      sp.remove(UpstreamConnector.LEG);
-    }
+    LegSlot.detach(up.channel(), serverLeg);
     serverLeg = null;
     engine.connector().release(up, reusable && upstreamKeepAlive);
   }

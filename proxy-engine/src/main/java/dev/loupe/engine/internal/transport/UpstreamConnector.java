@@ -364,7 +364,7 @@ public final class UpstreamConnector {
       return;
     }
     idle.addLast(c);
-    ch.pipeline().addLast(LEG, new IdleHandler(idle, c));
+    LegSlot.attach(ch, new IdleHandler(idle, c));
     ch.attr(IDLE_SINCE).set(System.nanoTime());
     if (sweeping.add(loop)) {
       loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
