@@ -180,6 +180,7 @@ class HeadlessCliTest {
       "listen address not parsed | --listen nonsense        | --listen",
       "non-loopback without flag | --listen 0.0.0.0:8080    | --allow-remote",
       "listen port out of range  | --listen 127.0.0.1:70000 | --listen",
+      "keep no flows             | --keep-flows 0           | --keep-flows",
   })
   void badOptionOrValueExits2WithOneLineReason(String name, String args, String mentioned) throws Exception {
     List<String> argv = new ArrayList<>(List.of(args.trim().split(" ")));

@@ -77,9 +77,17 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Tunnel CONNECT targets matching this regex (host or host:port) without decrypting them. Repeatable.")
   List<String> ignoreHosts = new ArrayList<>();
 
+  /** Flows a headless session without --har keeps (nothing reads older ones). */
+  static final int HEADLESS_KEEP = 1000;
+
   @Option(names = "--har", paramLabel = "FILE",
       description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
   Path har;
+
+  @Option(names = "--keep-flows", paramLabel = "N",
+      description = "Flows kept in memory; older completed ones are forgotten (default: all with --har,"
+          + " else the newest " + HEADLESS_KEEP + ", so a long headless run stays flat in memory).")
+  Integer keepFlows;
 
   @Option(names = "--body-cap", paramLabel = "SIZE", defaultValue = "1MiB",
       description = "Bytes of each body kept in memory (default: ${DEFAULT-VALUE}); the rest spills to a temp file.")
@@ -144,6 +152,9 @@ final class LoupeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (keepFlows != null && keepFlows < 1) {
+      throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
+    }
     InetSocketAddress address;
     try {
       address = ListenAddress.parse(listen);
@@ -237,7 +248,8 @@ final class LoupeCommand implements Callable<Integer> {
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
         .build();
-    FlowStore store = new FlowStore();
+    int keep = keepFlows != null ? keepFlows : har != null ? Integer.MAX_VALUE : HEADLESS_KEEP;
+    FlowStore store = new FlowStore(FlowStore.DEFAULT_MEMORY_BUDGET, keep);
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store);

@@ -28,6 +28,12 @@ import java.util.logging.Logger;
  * (in order of completion) move to spill files until the store is back under the budget. Nothing
  * captured is dropped. Each completed flow is spilled at most once, so keeping to the budget costs
  * amortised O(1) per completion however many flows the session holds.
+ *
+ * <h3>Retention</h3>
+ * By default every flow is kept for the session (the UI, HAR export). A store made with a
+ * retention limit keeps only the newest completed flows beyond it (a headless session with no HAR
+ * to write, like mitmdump: its memory stays flat however long it runs); flows in flight are never
+ * dropped.
  */
 public final class FlowStore {
   private static final Logger LOG = Logger.getLogger(FlowStore.class.getName());
@@ -41,13 +47,26 @@ public final class FlowStore {
   private final AtomicLong nextId = new AtomicLong(1);
   private final AtomicLong heapBytes = new AtomicLong();
   private final long memoryBudget;
+  private final int maxRetained;
 
   public FlowStore() {
     this(DEFAULT_MEMORY_BUDGET);
   }
 
   public FlowStore(long memoryBudgetBytes) {
+    this(memoryBudgetBytes, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param memoryBudgetBytes body bytes kept on the heap before the oldest spill to disk
+   * @param maxRetained       flows kept; beyond it the oldest completed ones are forgotten
+   */
+  public FlowStore(long memoryBudgetBytes, int maxRetained) {
+    if (maxRetained < 1) {
+      throw new IllegalArgumentException("maxRetained must be at least 1: " + maxRetained);
+    }
     this.memoryBudget = memoryBudgetBytes;
+    this.maxRetained = maxRetained;
   }
 
   /** The next flow id (ids increase in arrival order). */
@@ -70,6 +89,23 @@ public final class FlowStore {
       enforceBudget(flow);
     }
     publish(new FlowEvent(FlowEvent.Type.COMPLETED, flow));
+    if (flows.size() > maxRetained) {
+      evictOldest();
+    }
+  }
+
+  /** Forgets the oldest flows while over the retention limit, stopping at one still in flight. */
+  private synchronized void evictOldest() {
+    Flow old;
+    while (flows.size() > maxRetained && (old = order.peek()) != null && old.state() != FlowState.IN_FLIGHT) {
+      order.poll();
+      flows.remove(old.id());
+      if (resident.remove(old)) { // near the head: completions come in roughly arrival order
+        heapBytes.addAndGet(-bodyHeap(old));
+      }
+      old.requestBody().release();
+      old.responseBody().release();
+    }
   }
 
   private void enforceBudget(Flow justCompleted) {

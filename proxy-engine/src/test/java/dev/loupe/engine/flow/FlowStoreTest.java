@@ -153,6 +153,30 @@ class FlowStoreTest {
     assertThat(added).extracting(Flow::id).isSorted();
   }
 
+  @Test
+  void aRetentionLimitKeepsTheNewestCompletedFlowsAndEveryFlowInFlight() {
+    FlowStore store = new FlowStore(FlowStore.DEFAULT_MEMORY_BUDGET, 3);
+    Flow longRunning = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    store.add(longRunning); // oldest, still in flight: never dropped, and eviction stops at it
+    List<Flow> done = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      f.responseBody().append(ByteBuffer.wrap(new byte[1000]));
+      store.add(f);
+      f.complete();
+      store.completed(f);
+      done.add(f);
+    }
+    assertThat(store.size()).as("the in-flight head blocks eviction").isEqualTo(6);
+
+    longRunning.complete();
+    store.completed(longRunning);
+    assertThat(store.snapshot()).containsExactly(done.get(2), done.get(3), done.get(4));
+    assertThat(store.get(longRunning.id())).isNull();
+    assertThat(store.heapBytes()).as("evicted bodies no longer count").isEqualTo(3 * 1000);
+    assertThat(store.snapshot()).allSatisfy(f -> assertThat(f.state()).isEqualTo(FlowState.COMPLETE));
+  }
+
   // ---- memory budget ---------------------------------------------------------------------------
 
   @Test
