@@ -79,14 +79,17 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Flows a headless session without --har keeps (nothing reads older ones). */
   static final int HEADLESS_KEEP = 1000;
+  /** Body bytes those flows keep on the heap (older flows are forgotten beyond it, never spilled). */
+  static final long HEADLESS_BODY_BUDGET = 32L << 20;
 
   @Option(names = "--har", paramLabel = "FILE",
       description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
   Path har;
 
   @Option(names = "--keep-flows", paramLabel = "N",
-      description = "Flows kept in memory; older completed ones are forgotten (default: all with --har,"
-          + " else the newest " + HEADLESS_KEEP + ", so a long headless run stays flat in memory).")
+      description = "Keep only the newest N flows in memory (older completed ones are forgotten). Default: all"
+          + " with --har, else the newest " + HEADLESS_KEEP + " and at most 32 MiB of their bodies, so a long"
+          + " headless run stays flat in memory.")
   Integer keepFlows;
 
   @Option(names = "--body-cap", paramLabel = "SIZE", defaultValue = "1MiB",
@@ -248,8 +251,9 @@ final class LoupeCommand implements Callable<Integer> {
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
         .build();
-    int keep = keepFlows != null ? keepFlows : har != null ? Integer.MAX_VALUE : HEADLESS_KEEP;
-    FlowStore store = new FlowStore(FlowStore.DEFAULT_MEMORY_BUDGET, keep);
+    // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
+    FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
+        : har != null ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store);

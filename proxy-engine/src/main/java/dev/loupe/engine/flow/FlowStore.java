@@ -29,11 +29,12 @@ import java.util.logging.Logger;
  * captured is dropped. Each completed flow is spilled at most once, so keeping to the budget costs
  * amortised O(1) per completion however many flows the session holds.
  *
- * <h3>Retention</h3>
- * By default every flow is kept for the session (the UI, HAR export). A store made with a
- * retention limit keeps only the newest completed flows beyond it (a headless session with no HAR
- * to write, like mitmdump: its memory stays flat however long it runs); flows in flight are never
- * dropped.
+ * <h3>Rolling retention</h3>
+ * By default every flow is kept for the session (the UI, HAR export). A {@link #rolling rolling}
+ * store keeps only the newest completed flows: at most a number of them, and instead of spilling
+ * bodies over the budget it forgets the oldest flows (a headless session with no HAR to write, like
+ * mitmdump: its memory stays flat however long it runs, and nothing is written to disk). Flows in
+ * flight are never dropped.
  */
 public final class FlowStore {
   private static final Logger LOG = Logger.getLogger(FlowStore.class.getName());
@@ -48,25 +49,32 @@ public final class FlowStore {
   private final AtomicLong heapBytes = new AtomicLong();
   private final long memoryBudget;
   private final int maxRetained;
+  private final boolean rolling;
 
   public FlowStore() {
     this(DEFAULT_MEMORY_BUDGET);
   }
 
+  /** Keeps every flow; bodies beyond {@code memoryBudgetBytes} on the heap spill to disk, oldest first. */
   public FlowStore(long memoryBudgetBytes) {
-    this(memoryBudgetBytes, Integer.MAX_VALUE);
+    this(memoryBudgetBytes, Integer.MAX_VALUE, false);
   }
 
-  /**
-   * @param memoryBudgetBytes body bytes kept on the heap before the oldest spill to disk
-   * @param maxRetained       flows kept; beyond it the oldest completed ones are forgotten
-   */
-  public FlowStore(long memoryBudgetBytes, int maxRetained) {
+  private FlowStore(long memoryBudgetBytes, int maxRetained, boolean rolling) {
     if (maxRetained < 1) {
       throw new IllegalArgumentException("maxRetained must be at least 1: " + maxRetained);
     }
     this.memoryBudget = memoryBudgetBytes;
     this.maxRetained = maxRetained;
+    this.rolling = rolling;
+  }
+
+  /**
+   * A store that keeps only the newest completed flows: at most {@code maxFlows}, and no more
+   * than {@code maxBodyBytes} of their bodies on the heap (older flows are forgotten, not spilled).
+   */
+  public static FlowStore rolling(int maxFlows, long maxBodyBytes) {
+    return new FlowStore(maxBodyBytes, maxFlows, true);
   }
 
   /** The next flow id (ids increase in arrival order). */
@@ -89,15 +97,16 @@ public final class FlowStore {
       enforceBudget(flow);
     }
     publish(new FlowEvent(FlowEvent.Type.COMPLETED, flow));
-    if (flows.size() > maxRetained) {
+    if (rolling && (flows.size() > maxRetained || heapBytes.get() > memoryBudget)) {
       evictOldest();
     }
   }
 
-  /** Forgets the oldest flows while over the retention limit, stopping at one still in flight. */
+  /** Forgets the oldest flows while over either limit, stopping at one still in flight. */
   private synchronized void evictOldest() {
     Flow old;
-    while (flows.size() > maxRetained && (old = order.peek()) != null && old.state() != FlowState.IN_FLIGHT) {
+    while ((flows.size() > maxRetained || heapBytes.get() > memoryBudget)
+        && (old = order.peek()) != null && old.state() != FlowState.IN_FLIGHT) {
       order.poll();
       flows.remove(old.id());
       if (resident.remove(old)) { // near the head: completions come in roughly arrival order
@@ -115,6 +124,9 @@ public final class FlowStore {
     if (held > 0) {
       resident.add(justCompleted);
       heapBytes.addAndGet(held);
+    }
+    if (rolling) {
+      return; // over the budget, a rolling store forgets the oldest flows instead (completed)
     }
     Flow old;
     while (heapBytes.get() > memoryBudget && (old = resident.poll()) != null) {

@@ -154,8 +154,8 @@ class FlowStoreTest {
   }
 
   @Test
-  void aRetentionLimitKeepsTheNewestCompletedFlowsAndEveryFlowInFlight() {
-    FlowStore store = new FlowStore(FlowStore.DEFAULT_MEMORY_BUDGET, 3);
+  void aRollingStoreKeepsTheNewestCompletedFlowsAndEveryFlowInFlight() {
+    FlowStore store = FlowStore.rolling(3, FlowStore.DEFAULT_MEMORY_BUDGET);
     Flow longRunning = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     store.add(longRunning); // oldest, still in flight: never dropped, and eviction stops at it
     List<Flow> done = new ArrayList<>();
@@ -175,6 +175,23 @@ class FlowStoreTest {
     assertThat(store.get(longRunning.id())).isNull();
     assertThat(store.heapBytes()).as("evicted bodies no longer count").isEqualTo(3 * 1000);
     assertThat(store.snapshot()).allSatisfy(f -> assertThat(f.state()).isEqualTo(FlowState.COMPLETE));
+  }
+
+  @Test
+  void aRollingStoreForgetsTheOldestFlowsOverItsBodyBudgetInsteadOfSpilling() {
+    FlowStore store = FlowStore.rolling(1000, 10_000);
+    List<Flow> done = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      f.responseBody().append(ByteBuffer.wrap(new byte[4096]));
+      store.add(f);
+      f.complete();
+      store.completed(f);
+      done.add(f);
+    }
+    assertThat(store.heapBytes()).isLessThanOrEqualTo(10_000);
+    assertThat(store.snapshot()).containsExactly(done.get(8), done.get(9));
+    assertThat(done).allSatisfy(f -> assertThat(f.responseBody().spilled()).as("nothing written to disk").isFalse());
   }
 
   // ---- memory budget ---------------------------------------------------------------------------
