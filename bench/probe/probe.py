@@ -1195,7 +1195,7 @@ def main(argv):
     ap.add_argument("--validate", action="store_true",
                     help="check LoadGen against h2load: direct TLS 13 B GET, h2 and h1, at --conc")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke preset (~2 min): %s" % ", ".join("%s=%s" % kv for kv in QUICK.items()))
+                    help="smoke preset (~3 min): %s" % ", ".join("%s=%s" % kv for kv in QUICK.items()))
     a = ap.parse_args(argv)
     a.argv = argv
     if a.quick:
