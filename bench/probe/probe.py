@@ -1184,7 +1184,7 @@ def main(argv):
     ap.add_argument("--origin-workers", type=int, default=1)
     ap.add_argument("--nginx-workers", default="1", help="nginx peer worker_processes (1 or auto)")
     ap.add_argument("--loupe-jar", default=os.environ.get("LOUPE_JAR", str(REPO / "app/target/loupe.jar")))
-    ap.add_argument("--loupe-java-opts", default=os.environ.get("LOUPE_JAVA_OPTS", "-Xmx1g"))
+    ap.add_argument("--loupe-java-opts", default=os.environ.get("LOUPE_JAVA_OPTS", ""))
     ap.add_argument("--loupe-args", default="", help="extra Loupe options")
     ap.add_argument("--loadgen-jar", default=str(REPO / "bench/target/loadgen.jar"))
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
