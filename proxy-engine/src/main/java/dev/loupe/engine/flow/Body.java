@@ -11,7 +11,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 
 /**
  * A captured message body: the first {@link CapturePolicy#memoryCap()} bytes in memory, the rest in a
@@ -31,7 +30,18 @@ import java.util.Arrays;
 public final class Body {
   private final CapturePolicy policy;
   private final Object lock = new Object();
-  private byte[] memory = new byte[0];
+  /**
+   * The in-memory part, in chunks of growing size up to {@value #MAX_CHUNK} bytes: appending never
+   * copies what is already kept (a doubling array copies every body about twice) and no chunk is
+   * large enough to be a G1 humongous object (half a region, 512 KiB at the smallest region size).
+   */
+  private final java.util.ArrayList<byte[]> chunks = new java.util.ArrayList<>(4);
+  private static final int MIN_CHUNK = 256;
+  private static final int MAX_CHUNK = 64 * 1024;
+  /** Bytes used in the last chunk. */
+  private int lastUsed;
+  /** Sum of the chunks' lengths (heap held). */
+  private int allocated;
   private int memoryLength;
   /** Open for writing while appends may come; null once complete (and before the first spill). */
   private FileChannel spillChannel;
@@ -69,9 +79,7 @@ public final class Body {
       ByteBuffer in = src.duplicate();
       int toMemory = (int) Math.min(len, (long) policy.memoryCap() - memoryLength);
       if (toMemory > 0 && spillFile == null) {
-        ensureCapacity(memoryLength + toMemory);
-        in.get(memory, memoryLength, toMemory);
-        memoryLength += toMemory;
+        keep(in, toMemory);
       }
       if (in.hasRemaining()) {
         if (policy.spill()) {
@@ -84,11 +92,31 @@ public final class Body {
     }
   }
 
-  private void ensureCapacity(int needed) {
-    if (needed > memory.length) {
-      int grown = Math.max(needed, Math.min(policy.memoryCap(), Math.max(256, memory.length * 2)));
-      memory = Arrays.copyOf(memory, grown);
+  /** Copies {@code n} bytes of {@code in} into the chunks, adding chunks as needed. */
+  private void keep(ByteBuffer in, int n) {
+    int left = n;
+    while (left > 0) {
+      byte[] last = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
+      if (last == null || lastUsed == last.length) {
+        int previous = last == null ? 0 : last.length;
+        int size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.max(left, previous * 2)));
+        size = (int) Math.min(size, Math.max(left, (long) policy.memoryCap() - allocated));
+        last = new byte[size];
+        chunks.add(last);
+        allocated += size;
+        lastUsed = 0;
+      }
+      int m = Math.min(left, last.length - lastUsed);
+      in.get(last, lastUsed, m);
+      lastUsed += m;
+      left -= m;
+      memoryLength += m;
     }
+  }
+
+  /** The used length of chunk {@code i}. */
+  private int chunkLength(int i) {
+    return i == chunks.size() - 1 ? lastUsed : chunks.get(i).length;
   }
 
   private void writeSpill(ByteBuffer in) {
@@ -153,7 +181,7 @@ public final class Body {
   /** Bytes of this body held on the Java heap. */
   public long memoryFootprint() {
     synchronized (lock) {
-      return memory.length;
+      return allocated;
     }
   }
 
@@ -171,7 +199,13 @@ public final class Body {
       if (total > Integer.MAX_VALUE - 16) {
         throw new IllegalStateException("body too large for an array: " + total + " bytes");
       }
-      byte[] out = Arrays.copyOf(memory, (int) total);
+      byte[] out = new byte[(int) total];
+      int at = 0;
+      for (int i = 0; i < chunks.size(); i++) {
+        int len = chunkLength(i);
+        System.arraycopy(chunks.get(i), 0, out, at, len);
+        at += len;
+      }
       if (spilledLength > 0) {
         ByteBuffer dst = ByteBuffer.wrap(out, memoryLength, (int) spilledLength);
         try (FileChannel in = FileChannel.open(spillFile, StandardOpenOption.READ)) {
@@ -194,7 +228,12 @@ public final class Body {
   /** A stream over the captured bytes (memory part, then spill file). */
   public InputStream openStream() throws IOException {
     synchronized (lock) {
-      InputStream head = new ByteArrayInputStream(memory, 0, memoryLength);
+      java.util.List<InputStream> parts = new java.util.ArrayList<>(chunks.size());
+      for (int i = 0; i < chunks.size(); i++) {
+        parts.add(new ByteArrayInputStream(chunks.get(i), 0, chunkLength(i)));
+      }
+      InputStream head = parts.size() == 1 ? parts.get(0)
+          : new SequenceInputStream(java.util.Collections.enumeration(parts));
       if (spillFile == null) {
         return head;
       }
@@ -248,9 +287,11 @@ public final class Body {
         file = Files.createTempFile(policy.spillDir(), "loupe-body-", ".bin");
         file.toFile().deleteOnExit();
         ch = FileChannel.open(file, StandardOpenOption.WRITE);
-        ByteBuffer head = ByteBuffer.wrap(memory, 0, memoryLength);
-        while (head.hasRemaining()) {
-          ch.write(head);
+        for (int i = 0; i < chunks.size(); i++) {
+          ByteBuffer head = ByteBuffer.wrap(chunks.get(i), 0, chunkLength(i));
+          while (head.hasRemaining()) {
+            ch.write(head);
+          }
         }
         if (spillFile != null) {
           // transferTo may move fewer bytes than asked (and at most 2 GiB per call): loop.
@@ -270,10 +311,13 @@ public final class Body {
         if (oldFile != null) {
           Files.deleteIfExists(oldFile);
         }
-        long freed = memory.length;
+        long freed = allocated;
         spilledLength += memoryLength;
         memoryLength = 0;
-        memory = new byte[0];
+        chunks.clear();
+        chunks.trimToSize();
+        allocated = 0;
+        lastUsed = 0;
         spillFile = file;
         if (complete) {
           ch.close();

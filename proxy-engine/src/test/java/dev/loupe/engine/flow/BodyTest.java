@@ -228,4 +228,33 @@ class BodyTest {
       return s.count();
     }
   }
+
+  @Test
+  void aLargeBodyIsKeptInChunksWithoutCopiesOrHumongousArrays() throws IOException {
+    int cap = 1 << 20;
+    Body body = new Body(new CapturePolicy(cap, true, spillDir));
+    java.util.Random r = new java.util.Random(7);
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    while (expected.size() < cap + 5000) { // past the cap: the tail spills
+      byte[] piece = new byte[1 + r.nextInt(20_000)];
+      r.nextBytes(piece);
+      body.append(ByteBuffer.wrap(piece));
+      expected.write(piece);
+    }
+    body.complete();
+    byte[] all = expected.toByteArray();
+    assertThat(body.size()).isEqualTo(all.length);
+    assertThat(body.bytes()).isEqualTo(all);
+    try (java.io.InputStream in = body.openStream()) {
+      assertThat(in.readAllBytes()).isEqualTo(all);
+    }
+    // Heap held: the capped part, with at most one partly used chunk of slack.
+    assertThat(body.memoryFootprint()).isBetween((long) cap, (long) cap + 64 * 1024);
+    assertThat(body.spilled()).isTrue();
+
+    long held = body.memoryFootprint();
+    assertThat(body.spillToDisk()).isEqualTo(held);
+    assertThat(body.memoryFootprint()).isZero();
+    assertThat(body.bytes()).isEqualTo(all);
+  }
 }
