@@ -37,7 +37,7 @@ public final class Body {
    */
   private final java.util.ArrayList<byte[]> chunks = new java.util.ArrayList<>(4);
   private static final int MIN_CHUNK = 256;
-  private static final int MAX_CHUNK = 64 * 1024;
+  private static final int MAX_CHUNK = ChunkPool.CHUNK;
   /** Bytes used in the last chunk. */
   private int lastUsed;
   /** Sum of the chunks' lengths (heap held). */
@@ -101,7 +101,7 @@ public final class Body {
         int previous = last == null ? 0 : last.length;
         int size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.max(left, previous * 2)));
         size = (int) Math.min(size, Math.max(left, (long) policy.memoryCap() - allocated));
-        last = new byte[size];
+        last = size == MAX_CHUNK ? ChunkPool.SHARED.take() : new byte[size];
         chunks.add(last);
         allocated += size;
         lastUsed = 0;
@@ -342,6 +342,24 @@ public final class Body {
         }
         return 0;
       }
+    }
+  }
+
+  /**
+   * Forgets the captured bytes for good (a rolling store dropping the flow): the spill file is
+   * deleted and full-size chunks go back to the {@link ChunkPool} for other bodies. The body reads
+   * as empty afterwards; streams opened before must not be read after this.
+   */
+  void discard() {
+    synchronized (lock) {
+      release();
+      for (byte[] c : chunks) {
+        ChunkPool.SHARED.give(c);
+      }
+      chunks.clear();
+      allocated = 0;
+      lastUsed = 0;
+      memoryLength = 0;
     }
   }
 

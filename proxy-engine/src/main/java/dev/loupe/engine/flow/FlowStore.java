@@ -112,8 +112,8 @@ public final class FlowStore {
       if (resident.remove(old)) { // near the head: completions come in roughly arrival order
         heapBytes.addAndGet(-bodyHeap(old));
       }
-      old.requestBody().release();
-      old.responseBody().release();
+      old.requestBody().discard(); // its full-size chunks capture the next bodies
+      old.responseBody().discard();
     }
   }
 

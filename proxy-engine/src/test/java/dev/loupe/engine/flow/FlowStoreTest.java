@@ -178,6 +178,38 @@ class FlowStoreTest {
   }
 
   @Test
+  void aRollingStoreRecyclesTheChunksOfForgottenFlowsForNewBodies() {
+    FlowStore store = FlowStore.rolling(1, FlowStore.DEFAULT_MEMORY_BUDGET);
+    Random r = new Random(3);
+    Flow kept = null;
+    byte[] keptBody = null;
+    for (int i = 0; i < 6; i++) {
+      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      byte[] body = new byte[300_000];
+      r.nextBytes(body);
+      int at = 0;
+      while (at < body.length) { // arrives in network-sized pieces
+        int n = Math.min(16_384, body.length - at);
+        f.responseBody().append(ByteBuffer.wrap(body, at, n));
+        at += n;
+      }
+      int pooledBefore = ChunkPool.SHARED.pooled();
+      store.add(f);
+      f.complete();
+      store.completed(f);
+      if (i > 0) {
+        assertThat(ChunkPool.SHARED.pooled()).as("the forgotten flow's chunks are back in the pool")
+            .isGreaterThan(pooledBefore);
+      }
+      kept = f;
+      keptBody = body;
+    }
+    // The newest body was captured into recycled chunks: every byte is its own.
+    assertThat(store.snapshot()).containsExactly(kept);
+    assertThat(kept.responseBody().bytes()).isEqualTo(keptBody);
+  }
+
+  @Test
   void aRollingStoreForgetsTheOldestFlowsOverItsBodyBudgetInsteadOfSpilling() {
     FlowStore store = FlowStore.rolling(1000, 10_000);
     List<Flow> done = new ArrayList<>();
