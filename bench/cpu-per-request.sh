@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# CPU time of the Loupe process per 1000 requests, for judging per-request changes on a noisy box
+# (throughput moves by up to 2x between identical runs here; CPU per request much less).
+#
+#   bench/cpu-per-request.sh JAR_A JAR_B [h1|h2] [PATH] [N] [PAIRS]
+#
+# Starts an nginx origin (TLS, h1+h2, one worker) serving /small (13 B) and /1m (1 MiB) in a temp
+# dir, then for each pair runs A B, B A, ... : Loupe (reverse mode to the origin, --insecure: the
+# origin has a throwaway certificate) is started fresh, warmed up with h2load -n WARM requests
+# (JIT), then the Loupe process's utime+stime is read from /proc around `h2load -n N`. Prints one
+# line per run: jar, CPU ms per 1000 requests, wall time, peak RSS (VmHWM).
+# env: JOPTS (Loupe JVM options, default "-Xms1g -Xmx1g"; set JOPTS= for JVM defaults), WARM (150000).
+set -Eeuo pipefail
+A=$1; B=$2; P=${3:-h1}; URLPATH=${4:-small}; N=${5:-100000}; PAIRS=${6:-2}
+JOPTS=${JOPTS--Xms1g -Xmx1g}; WARM=${WARM:-150000}
+W=$(mktemp -d /tmp/loupe-cpr.XXXXXX)
+trap '[[ -f $W/nginx.pid ]] && kill "$(cat "$W/nginx.pid")" 2>/dev/null; rm -rf "$W"' EXIT
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/key.pem" -out "$W/cert.pem" \
+  -days 2 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+echo "hello, world" > "$W/small"; head -c 1048576 /dev/urandom > "$W/1m"
+OPORT=$((30000 + RANDOM % 5000))
+cat > "$W/nginx.conf" <<CONF
+worker_processes 1; pid $W/nginx.pid; error_log $W/error.log;
+events { worker_connections 4096; }
+http { access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
+  server { listen 127.0.0.1:$OPORT ssl http2; ssl_certificate $W/cert.pem; ssl_certificate_key $W/key.pem;
+    location / { root $W; } } }
+CONF
+nginx -c "$W/nginx.conf"
+if [[ $P == h1 ]]; then F=(--h1 -c 64); else F=(-c 64 -m 10); fi
+run() {
+  local jar=$1 port=$((35000 + RANDOM % 5000))
+  # shellcheck disable=SC2086
+  java $JOPTS -jar "$jar" --headless -q --listen 127.0.0.1:$port --confdir "$W/conf" \
+    --mode reverse:https://127.0.0.1:$OPORT --insecure > "$W/loupe.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 100); do grep -q listening "$W/loupe.log" && break; sleep 0.2; done
+  h2load "${F[@]}" -n "$WARM" "https://127.0.0.1:$port/$URLPATH" > /dev/null 2>&1
+  sleep 1
+  local a b t0 t1 ok hwm
+  a=$(awk '{print $14+$15}' /proc/$pid/stat); t0=$(date +%s.%N)
+  ok=$(h2load "${F[@]}" -n "$N" "https://127.0.0.1:$port/$URLPATH" 2>&1 | grep -oE '[0-9]+ succeeded' | head -1)
+  t1=$(date +%s.%N); b=$(awk '{print $14+$15}' /proc/$pid/stat)
+  hwm=$(awk '/VmHWM/ {print int($2/1024)}' /proc/$pid/status)
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  echo "$(basename "$jar") $P /$URLPATH cpu_ms_per_1k=$(echo "scale=1; ($b-$a)*10*1000/$N" | bc)" \
+    "wall_s=$(echo "$t1-$t0" | bc) rss_peak_mib=$hwm ($ok)"
+}
+for ((i = 0; i < PAIRS; i++)); do
+  if ((i % 2 == 0)); then run "$A"; run "$B"; else run "$B"; run "$A"; fi
+done
