@@ -14,6 +14,7 @@ set -Eeuo pipefail
 A=$1; B=$2; P=${3:-h1}; URLPATH=${4:-small}; N=${5:-100000}; PAIRS=${6:-2}
 JOPTS=${JOPTS--Xms1g -Xmx1g}; WARM=${WARM:-150000}
 W=$(mktemp -d /tmp/loupe-cpr.XXXXXX)
+chmod 755 "$W" # nginx workers run as another user
 trap '[[ -f $W/nginx.pid ]] && kill "$(cat "$W/nginx.pid")" 2>/dev/null; rm -rf "$W"' EXIT
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/key.pem" -out "$W/cert.pem" \
   -days 2 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
