@@ -1,0 +1,164 @@
+package dev.loupe.ui.flows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loupe.engine.flow.CapturePolicy;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.ui.common.FxThread;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javafx.collections.ListChangeListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FlowListViewModelTest {
+  @TempDir Path spillDir;
+
+  /** A UI thread run by hand: posted tasks wait until {@link #runAll()}. */
+  static final class ManualFx implements FxThread {
+    final List<Runnable> tasks = new ArrayList<>();
+
+    @Override
+    public synchronized void post(Runnable task) {
+      tasks.add(task);
+    }
+
+    synchronized int runAll() {
+      List<Runnable> now = new ArrayList<>(tasks);
+      tasks.clear();
+      now.forEach(Runnable::run);
+      return now.size();
+    }
+  }
+
+  private Flow flow(FlowStore store, String method, String host, String path) {
+    Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    f.clientProtocol("HTTP/2");
+    f.request(new RequestHead(method, "https", host, 443, path, "HTTP/2", Headers.EMPTY));
+    return f;
+  }
+
+  private static void respond(Flow f, int status, String type, int bytes) {
+    f.serverProtocol("HTTP/1.1");
+    f.response(new ResponseHead(status, "", "HTTP/1.1", Headers.of(List.of(new Headers.Field("content-type", type)))));
+    f.responseBody().append(ByteBuffer.wrap(new byte[bytes]));
+    f.complete();
+  }
+
+  /** Delivers the store's events and applies the batch they make, as the pulse would. */
+  private static void pulse(FlowStore.Subscription s, FlowListViewModel vm, ManualFx fx) {
+    assertThat(s.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+    vm.postBatch();
+    fx.runAll();
+  }
+
+  @Test
+  void flowsBecomeRowsInArrivalOrderAndUpdatesReplaceTheirRow() {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+      FlowStore.Subscription events = store.subscribe(e -> { }); // to wait for delivery
+      Flow a = flow(store, "GET", "example.com", "/a");
+      Flow b = flow(store, "POST", "api.example.com", "/b?x=1");
+      store.add(a);
+      store.add(b);
+      pulse(events, vm, fx);
+      assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/a", "/b?x=1");
+      assertThat(vm.rows().get(0).state()).isEqualTo(FlowState.IN_FLIGHT);
+      assertThat(vm.rows().get(0).durationMs()).isEqualTo(-1);
+
+      respond(a, 200, "application/json; charset=utf-8", 1234);
+      store.completed(a);
+      pulse(events, vm, fx);
+      FlowRow row = vm.rows().get(0);
+      assertThat(row.status()).isEqualTo(200);
+      assertThat(row.contentType()).isEqualTo("application/json");
+      assertThat(row.size()).isEqualTo(1234);
+      assertThat(row.clientProto()).isEqualTo("h2");
+      assertThat(row.serverProto()).isEqualTo("h1");
+      assertThat(row.state()).isEqualTo(FlowState.COMPLETE);
+      assertThat(vm.countProperty().get()).isEqualTo(2);
+      events.close();
+    }
+  }
+
+  @Test
+  void aBurstOfEventsIsOneBatchWithOneAdditionPerBatch() {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+      FlowStore.Subscription events = store.subscribe(e -> { });
+      List<ListChangeListener.Change<? extends FlowRow>> changes = new ArrayList<>();
+      vm.rows().addListener((ListChangeListener<FlowRow>) c -> changes.add(c));
+      for (int i = 0; i < 5_000; i++) {
+        Flow f = flow(store, "GET", "h" + (i % 50) + ".example", "/" + i);
+        store.add(f);
+        for (int u = 0; u < 3; u++) {
+          store.updated(f); // coalesced: the newest state per flow wins
+        }
+      }
+      assertThat(events.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+      vm.postBatch();
+      vm.postBatch(); // one batch in flight at most
+      assertThat(fx.runAll()).isEqualTo(1);
+      assertThat(vm.rows()).hasSize(5_000);
+      assertThat(changes).as("one list change for the whole burst").hasSize(1);
+      events.close();
+    }
+  }
+
+  @Test
+  void theFilterNarrowsTheVisibleRowsAndASyntaxErrorKeepsThePreviousOne() {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+      FlowStore.Subscription events = store.subscribe(e -> { });
+      Flow ok = flow(store, "GET", "example.com", "/ok");
+      Flow bad = flow(store, "POST", "api.example.com", "/fail");
+      store.add(ok);
+      store.add(bad);
+      respond(ok, 200, "text/html", 10);
+      respond(bad, 500, "application/json", 10);
+      store.completed(ok);
+      store.completed(bad);
+      pulse(events, vm, fx);
+
+      vm.filter("status>=400 & ~m POST");
+      assertThat(vm.visibleRows()).extracting(FlowRow::path).containsExactly("/fail");
+      assertThat(vm.filterErrorProperty().get()).isEmpty();
+
+      vm.filter("(~d example");
+      assertThat(vm.filterErrorProperty().get()).contains("')'");
+      assertThat(vm.visibleRows()).as("previous filter still applies").extracting(FlowRow::path)
+          .containsExactly("/fail");
+
+      vm.filter("");
+      assertThat(vm.visibleRows()).hasSize(2);
+      events.close();
+    }
+  }
+
+  @Test
+  void thePulseAppliesBatchesByItself() throws Exception {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30)) {
+      store.add(flow(store, "GET", "example.com", "/pulsed"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (vm.rows().isEmpty() && System.nanoTime() < deadline) {
+        fx.runAll();
+        Thread.sleep(10);
+      }
+      assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/pulsed");
+    }
+  }
+}
