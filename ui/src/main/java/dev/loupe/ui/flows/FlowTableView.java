@@ -1,0 +1,68 @@
+package dev.loupe.ui.flows;
+
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.function.Function;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.collections.transformation.SortedList;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TableView;
+
+/**
+ * The live flow table: a virtualized {@link TableView} over the view model's visible rows, sortable
+ * by any column (arrival order otherwise), with a column chooser, and row colours for errors and
+ * flows in flight ({@code flow-error}, {@code flow-in-flight} style classes).
+ */
+public final class FlowTableView extends TableView<FlowRow> {
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+  public FlowTableView(FlowListViewModel vm) {
+    SortedList<FlowRow> sorted = new SortedList<>(vm.visibleRows());
+    sorted.comparatorProperty().bind(comparatorProperty());
+    setItems(sorted);
+    setId("flow-table");
+    setTableMenuButtonVisible(true); // the column chooser
+    setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+    getColumns().addAll(
+        column("#", 60, FlowRow::id),
+        text("Time", 100, r -> TIME.format(r.time())),
+        text("Method", 70, FlowRow::method),
+        text("Host", 200, FlowRow::host),
+        text("Path", 320, FlowRow::path),
+        text("Status", 60, r -> r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status())),
+        text("Type", 140, FlowRow::contentType),
+        column("Size", 80, FlowRow::size),
+        text("Duration", 80, r -> r.durationMs() < 0 ? "" : String.format(Locale.ROOT, "%.0f ms", r.durationMs())),
+        text("Proto", 70, r -> r.clientProto() + "/" + r.serverProto()),
+        text("Tier", 60, r -> r.tier().name().toLowerCase(Locale.ROOT)));
+    setRowFactory(t -> new TableRow<>() {
+      @Override
+      protected void updateItem(FlowRow row, boolean empty) {
+        super.updateItem(row, empty);
+        getStyleClass().removeAll("flow-error", "flow-in-flight");
+        if (!empty && row != null) {
+          if (row.error()) {
+            getStyleClass().add("flow-error");
+          } else if (row.durationMs() < 0) {
+            getStyleClass().add("flow-in-flight");
+          }
+        }
+      }
+    });
+  }
+
+  private static TableColumn<FlowRow, String> text(String name, double width, Function<FlowRow, String> value) {
+    return column(name, width, value);
+  }
+
+  private static <T> TableColumn<FlowRow, T> column(String name, double width, Function<FlowRow, T> value) {
+    TableColumn<FlowRow, T> c = new TableColumn<>(name);
+    c.setId("col-" + name.toLowerCase(Locale.ROOT).replace('#', 'n'));
+    c.setPrefWidth(width);
+    c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(value.apply(cd.getValue())));
+    return c;
+  }
+}
