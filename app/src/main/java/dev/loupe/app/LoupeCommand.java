@@ -43,9 +43,10 @@ import picocli.CommandLine.Parameters;
     description = {
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
-        "Runs headless (no UI) until the desktop app arrives."},
+        "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
     subcommands = {LoupeCommand.Ca.class},
     footer = {"", "Examples:",
+        "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
         "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'"})
@@ -253,7 +254,7 @@ final class LoupeCommand implements Callable<Integer> {
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+        : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store);
@@ -262,9 +263,6 @@ final class LoupeCommand implements Callable<Integer> {
     }
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engine, store, har, quiet ? null : out);
-    if (!headless) {
-      out.println("Loupe: the desktop UI is not available yet; running headless.");
-    }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -279,6 +277,19 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
     out.flush();
+    if (!headless) {
+      String noDisplay = DesktopWindow.whyNot();
+      if (noDisplay == null) {
+        try {
+          DesktopWindow.showAndWait(store, hostPort(engine.address()));
+          return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
+        } catch (RuntimeException | LinkageError e) {
+          noDisplay = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        }
+      }
+      out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
+      out.flush();
+    }
     session.runUntilShutdown();
     return 0;
   }

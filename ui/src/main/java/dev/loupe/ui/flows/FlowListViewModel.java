@@ -132,6 +132,11 @@ public final class FlowListViewModel implements AutoCloseable {
     }
   }
 
+  /** Waits until every flow event published so far has been recorded (tests). */
+  boolean awaitRecorded(long timeout, TimeUnit unit) {
+    return subscription.awaitIdle(timeout, unit);
+  }
+
   /** On the pulse thread: one batch in flight at most. */
   void postBatch() {
     synchronized (lock) {

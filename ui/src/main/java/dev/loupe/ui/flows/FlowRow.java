@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * One line of the flow table: the columns, read from the flow once per UI batch, so the table
@@ -51,6 +52,21 @@ public record FlowRow(long id, Instant time, String method, String host, String 
       case "HTTP/3" -> "h3";
       default -> protocol;
     };
+  }
+
+  /** 335 B, 2.0 KiB, 19 MiB: binary units, as the filter language reads them. */
+  public static String humanBytes(long n) {
+    if (n < 1024) {
+      return n + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = n;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(Locale.ROOT, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
   }
 
   private static String nullToEmpty(String s) {

@@ -34,7 +34,7 @@ public final class FlowTableView extends TableView<FlowRow> {
         text("Path", 320, FlowRow::path),
         text("Status", 60, r -> r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status())),
         text("Type", 140, FlowRow::contentType),
-        column("Size", 80, FlowRow::size),
+        sizeColumn(),
         text("Duration", 80, r -> r.durationMs() < 0 ? "" : String.format(Locale.ROOT, "%.0f ms", r.durationMs())),
         text("Proto", 70, r -> r.clientProto() + "/" + r.serverProto()),
         text("Tier", 60, r -> r.tier().name().toLowerCase(Locale.ROOT)));
@@ -52,6 +52,19 @@ public final class FlowTableView extends TableView<FlowRow> {
         }
       }
     });
+  }
+
+  /** Sorts by bytes, shows them as 335 B, 12.4 KiB, 18.5 MiB. */
+  private static TableColumn<FlowRow, Long> sizeColumn() {
+    TableColumn<FlowRow, Long> c = column("Size", 80, FlowRow::size);
+    c.setCellFactory(col -> new javafx.scene.control.TableCell<>() {
+      @Override
+      protected void updateItem(Long bytes, boolean empty) {
+        super.updateItem(bytes, empty);
+        setText(empty || bytes == null ? null : FlowRow.humanBytes(bytes));
+      }
+    });
+    return c;
   }
 
   private static TableColumn<FlowRow, String> text(String name, double width, Function<FlowRow, String> value) {

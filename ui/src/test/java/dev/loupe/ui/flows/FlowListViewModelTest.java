@@ -55,8 +55,8 @@ class FlowListViewModelTest {
   }
 
   /** Delivers the store's events and applies the batch they make, as the pulse would. */
-  private static void pulse(FlowStore.Subscription s, FlowListViewModel vm, ManualFx fx) {
-    assertThat(s.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+  private static void pulse(FlowListViewModel vm, ManualFx fx) {
+    assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
     vm.postBatch();
     fx.runAll();
   }
@@ -66,19 +66,18 @@ class FlowListViewModelTest {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
-      FlowStore.Subscription events = store.subscribe(e -> { }); // to wait for delivery
       Flow a = flow(store, "GET", "example.com", "/a");
       Flow b = flow(store, "POST", "api.example.com", "/b?x=1");
       store.add(a);
       store.add(b);
-      pulse(events, vm, fx);
+      pulse(vm, fx);
       assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/a", "/b?x=1");
       assertThat(vm.rows().get(0).state()).isEqualTo(FlowState.IN_FLIGHT);
       assertThat(vm.rows().get(0).durationMs()).isEqualTo(-1);
 
       respond(a, 200, "application/json; charset=utf-8", 1234);
       store.completed(a);
-      pulse(events, vm, fx);
+      pulse(vm, fx);
       FlowRow row = vm.rows().get(0);
       assertThat(row.status()).isEqualTo(200);
       assertThat(row.contentType()).isEqualTo("application/json");
@@ -87,7 +86,6 @@ class FlowListViewModelTest {
       assertThat(row.serverProto()).isEqualTo("h1");
       assertThat(row.state()).isEqualTo(FlowState.COMPLETE);
       assertThat(vm.countProperty().get()).isEqualTo(2);
-      events.close();
     }
   }
 
@@ -96,7 +94,6 @@ class FlowListViewModelTest {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
-      FlowStore.Subscription events = store.subscribe(e -> { });
       List<ListChangeListener.Change<? extends FlowRow>> changes = new ArrayList<>();
       vm.rows().addListener((ListChangeListener<FlowRow>) c -> changes.add(c));
       for (int i = 0; i < 5_000; i++) {
@@ -106,13 +103,12 @@ class FlowListViewModelTest {
           store.updated(f); // coalesced: the newest state per flow wins
         }
       }
-      assertThat(events.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(vm.awaitRecorded(30, TimeUnit.SECONDS)).isTrue();
       vm.postBatch();
       vm.postBatch(); // one batch in flight at most
       assertThat(fx.runAll()).isEqualTo(1);
       assertThat(vm.rows()).hasSize(5_000);
       assertThat(changes).as("one list change for the whole burst").hasSize(1);
-      events.close();
     }
   }
 
@@ -121,7 +117,6 @@ class FlowListViewModelTest {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
-      FlowStore.Subscription events = store.subscribe(e -> { });
       Flow ok = flow(store, "GET", "example.com", "/ok");
       Flow bad = flow(store, "POST", "api.example.com", "/fail");
       store.add(ok);
@@ -130,7 +125,7 @@ class FlowListViewModelTest {
       respond(bad, 500, "application/json", 10);
       store.completed(ok);
       store.completed(bad);
-      pulse(events, vm, fx);
+      pulse(vm, fx);
 
       vm.filter("status>=400 & ~m POST");
       assertThat(vm.visibleRows()).extracting(FlowRow::path).containsExactly("/fail");
@@ -143,7 +138,6 @@ class FlowListViewModelTest {
 
       vm.filter("");
       assertThat(vm.visibleRows()).hasSize(2);
-      events.close();
     }
   }
 
@@ -160,5 +154,12 @@ class FlowListViewModelTest {
       }
       assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/pulsed");
     }
+  }
+
+  @Test
+  void sizesReadAsBinaryUnits() {
+    assertThat(FlowRow.humanBytes(335)).isEqualTo("335 B");
+    assertThat(FlowRow.humanBytes(2048)).isEqualTo("2.0 KiB");
+    assertThat(FlowRow.humanBytes(19_415_010)).isEqualTo("19 MiB");
   }
 }
