@@ -63,6 +63,9 @@ class MainWindowTest {
     assertThat(table.getItems().get(2).size()).isEqualTo(2048);
     assertThat(robot.lookup("#status").queryAs(Label.class).getText()).endsWith("3 flows");
 
+    java.nio.file.Path png = Screenshots.write(table.getScene(), "main-window-light.png");
+    assertThat(javax.imageio.ImageIO.read(png.toFile()).getWidth()).isEqualTo(1200);
+
     robot.clickOn("#filter").write("status>=400");
     WaitForAsyncUtils.waitForFxEvents();
     assertThat(table.getItems()).extracting(FlowRow::path).containsExactly("/status/404?second");
