@@ -50,6 +50,7 @@ public final class FlowStore {
   private final long memoryBudget;
   private final int maxRetained;
   private final boolean rolling;
+  private volatile boolean capturing = true;
 
   public FlowStore() {
     this(DEFAULT_MEMORY_BUDGET);
@@ -82,20 +83,40 @@ public final class FlowStore {
     return nextId.getAndIncrement();
   }
 
+  /**
+   * Records {@code flow}, unless capture is {@linkplain #capturing(boolean) paused}: then the flow
+   * is relayed as usual but not kept or published (nor are its updates).
+   */
   public void add(Flow flow) {
+    if (!capturing) {
+      return;
+    }
     flows.put(flow.id(), flow);
     order.add(flow);
     publish(new FlowEvent(FlowEvent.Type.ADDED, flow));
   }
 
+  /** Pauses ({@code false}) or resumes recording new flows; flows already recorded carry on. */
+  public void capturing(boolean on) {
+    capturing = on;
+  }
+
+  /** Whether new flows are recorded. */
+  public boolean capturing() {
+    return capturing;
+  }
+
   public void updated(Flow flow) {
-    publish(new FlowEvent(FlowEvent.Type.UPDATED, flow));
+    if (flows.containsKey(flow.id())) {
+      publish(new FlowEvent(FlowEvent.Type.UPDATED, flow));
+    }
   }
 
   public void completed(Flow flow) {
-    if (flows.containsKey(flow.id())) {
-      enforceBudget(flow);
+    if (!flows.containsKey(flow.id())) {
+      return; // added while capture was paused (or forgotten by a rolling store)
     }
+    enforceBudget(flow);
     publish(new FlowEvent(FlowEvent.Type.COMPLETED, flow));
     if (rolling && (flows.size() > maxRetained || heapBytes.get() > memoryBudget)) {
       evictOldest();

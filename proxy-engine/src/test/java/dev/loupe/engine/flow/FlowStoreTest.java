@@ -226,6 +226,27 @@ class FlowStoreTest {
     assertThat(done).allSatisfy(f -> assertThat(f.responseBody().spilled()).as("nothing written to disk").isFalse());
   }
 
+  @Test
+  void whileCaptureIsPausedNewFlowsAreNeitherKeptNorPublished() {
+    FlowStore store = new FlowStore();
+    AtomicInteger events = new AtomicInteger();
+    FlowStore.Subscription s = subscribe(store, e -> events.incrementAndGet(), 100);
+    Flow before = flow(store);
+    store.add(before); // recorded, still in flight when capture pauses
+    store.capturing(false);
+    Flow during = flow(store);
+    store.add(during);
+    store.updated(during);
+    during.complete();
+    store.completed(during);
+    before.complete();
+    store.completed(before); // a flow recorded before the pause still completes
+    store.capturing(true);
+    assertThat(s.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(store.snapshot()).containsExactly(before);
+    assertThat(events.get()).as("ADDED and COMPLETED of the flow recorded before").isEqualTo(2);
+  }
+
   // ---- memory budget ---------------------------------------------------------------------------
 
   @Test

@@ -18,7 +18,7 @@ import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 
 /**
- * The main window's content: toolbar (clear), filter bar with its inline error, the live flow
+ * The main window's content: toolbar (capture on/off, clear), filter bar with its inline error, the live flow
  * table and a status bar (listening address, flow count). Ctrl+F focuses the filter, Ctrl+L
  * clears.
  */
@@ -31,7 +31,12 @@ public final class MainWindow {
     Button clear = new Button("Clear");
     clear.setId("clear");
     clear.setOnAction(e -> clear(store));
-    ToolBar toolbar = new ToolBar(clear);
+    javafx.scene.control.ToggleButton capture = new javafx.scene.control.ToggleButton("Capture");
+    capture.setId("capture");
+    capture.setSelected(store.capturing());
+    capture.selectedProperty().addListener((o, was, on) -> store.capturing(on));
+    capture.setTooltip(new javafx.scene.control.Tooltip("Record new flows (traffic is relayed either way)"));
+    ToolBar toolbar = new ToolBar(capture, clear);
 
     TextField filter = new TextField();
     filter.setId("filter");

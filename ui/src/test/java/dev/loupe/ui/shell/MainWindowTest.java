@@ -80,5 +80,17 @@ class MainWindowTest {
     WaitForAsyncUtils.waitForFxEvents();
     assertThat(table.getItems()).isEmpty();
     assertThat(proxy.store().size()).isZero();
+
+    // Capture off: traffic still flows, nothing is recorded; on again: recorded.
+    robot.clickOn("#capture");
+    assertThat(proxy.store().capturing()).isFalse();
+    HttpResponse<String> unrecorded = proxy.client().send(
+        HttpRequest.newBuilder(URI.create(origin.url() + "/status/200?paused")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(unrecorded.statusCode()).isEqualTo(200);
+    robot.clickOn("#capture");
+    proxy.client().send(HttpRequest.newBuilder(URI.create(origin.url() + "/status/200?resumed")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == 1 && table.getItems().get(0).status() != 0);
+    assertThat(table.getItems()).extracting(FlowRow::path).containsExactly("/status/200?resumed");
   }
 }
