@@ -67,16 +67,12 @@ class UpstreamPoolTest {
       }
       assertThat(origin.connections()).as("five requests, one pooled origin connection").isEqualTo(1);
       // Parked on the proxy's event loop right after the response left: the client may be faster.
-      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-      while (proxy.engine().idleUpstreamConnections() < 1 && origin.closedConnections() < 1
-          && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> proxy.engine().idleUpstreamConnections() + origin.closedConnections() >= 1);
       assertThat(proxy.engine().idleUpstreamConnections() + origin.closedConnections()).isEqualTo(1);
 
-      while (origin.closedConnections() < 1 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> origin.closedConnections() >= 1);
       assertThat(origin.closedConnections()).as("closed by the idle sweep").isEqualTo(1);
       assertThat(proxy.engine().idleUpstreamConnections()).isZero();
 

@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
+import dev.loupe.engine.flow.Protocols;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
@@ -98,7 +99,7 @@ final class HeadlessSession {
     double ms = f.timings().totalMs();
     sb.append(' ').append(ms < 0 ? "-" : ms < 1000 ? String.format(Locale.ROOT, "%.0fms", ms)
         : String.format(Locale.ROOT, "%.2fs", ms / 1000));
-    sb.append(' ').append(short_(f.clientProtocol())).append('/').append(short_(f.serverProtocol()));
+    sb.append(' ').append(Protocols.shortName(f.clientProtocol())).append('/').append(Protocols.shortName(f.serverProtocol()));
     sb.append(' ').append(f.tier().name().toLowerCase(Locale.ROOT));
     if (f.isWebSocket()) {
       sb.append(" websocket ").append(f.webSocketMessages().size()).append(" messages");
@@ -107,17 +108,5 @@ final class HeadlessSession {
       }
     }
     return sb.toString();
-  }
-
-  private static String short_(String protocol) {
-    if (protocol == null) {
-      return "-";
-    }
-    return switch (protocol) {
-      case "HTTP/1.1", "HTTP/1.0" -> "h1";
-      case "HTTP/2", "HTTP/2.0" -> "h2";
-      case "HTTP/3" -> "h3";
-      default -> protocol;
-    };
   }
 }

@@ -3,6 +3,7 @@ package dev.loupe.ui.flows;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowTier;
+import dev.loupe.engine.flow.Protocols;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import java.time.Instant;
@@ -37,21 +38,8 @@ public record FlowRow(long id, Instant time, String method, String host, String 
         semicolon >= 0 ? type.substring(0, semicolon).trim() : type,
         size,
         f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs(),
-        shortProtocol(f.clientProtocol()), shortProtocol(f.serverProtocol()),
+        Protocols.shortName(f.clientProtocol()), Protocols.shortName(f.serverProtocol()),
         f.tier(), f.state(), f.error() != null, f);
-  }
-
-  /** h1, h2, h3 for the HTTP versions; "-" when unknown. */
-  public static String shortProtocol(String protocol) {
-    if (protocol == null) {
-      return "-";
-    }
-    return switch (protocol) {
-      case "HTTP/1.1", "HTTP/1.0" -> "h1";
-      case "HTTP/2", "HTTP/2.0" -> "h2";
-      case "HTTP/3" -> "h3";
-      default -> protocol;
-    };
   }
 
   /** 335 B, 2.0 KiB, 19 MiB: binary units, as the filter language reads them. */

@@ -23,20 +23,29 @@ import org.junit.jupiter.api.io.TempDir;
 class FlowListViewModelTest {
   @TempDir Path spillDir;
 
-  /** A UI thread run by hand: posted tasks wait until {@link #runAll()}. */
+  /** A UI thread run by hand: posted tasks wait until {@link #runAll()} or {@link #runNext}. */
   static final class ManualFx implements FxThread {
-    final List<Runnable> tasks = new ArrayList<>();
+    final java.util.concurrent.LinkedBlockingQueue<Runnable> tasks = new java.util.concurrent.LinkedBlockingQueue<>();
 
     @Override
-    public synchronized void post(Runnable task) {
+    public void post(Runnable task) {
       tasks.add(task);
     }
 
-    synchronized int runAll() {
-      List<Runnable> now = new ArrayList<>(tasks);
-      tasks.clear();
+    int runAll() {
+      List<Runnable> now = new ArrayList<>();
+      tasks.drainTo(now);
       now.forEach(Runnable::run);
       return now.size();
+    }
+
+    /** Waits for the next posted task and runs it; false if none came in time. */
+    boolean runNext(long timeout, TimeUnit unit) throws InterruptedException {
+      Runnable task = tasks.poll(timeout, unit);
+      if (task != null) {
+        task.run();
+      }
+      return task != null;
     }
   }
 
@@ -147,11 +156,7 @@ class FlowListViewModelTest {
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30)) {
       store.add(flow(store, "GET", "example.com", "/pulsed"));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (vm.rows().isEmpty() && System.nanoTime() < deadline) {
-        fx.runAll();
-        Thread.sleep(10);
-      }
+      assertThat(fx.runNext(10, TimeUnit.SECONDS)).as("the pulse posted a batch").isTrue();
       assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/pulsed");
     }
   }

@@ -13,6 +13,23 @@ final class Pipelines {
   static final String SNI = "sni";
   static final String ALPN = "alpn";
   static final int WEBSOCKET_MAX_FRAME = 64 << 20;
+  /** The HTTP/2 client connection preface (RFC 9113 §3.4). */
+  static final byte[] HTTP2_PREFACE =
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /**
+   * How many readable bytes of {@code buf} match the start of the HTTP/2 preface (at most its
+   * length), or -1 when they differ from it.
+   */
+  static int http2PrefaceMatch(io.netty.buffer.ByteBuf buf) {
+    int n = Math.min(buf.readableBytes(), HTTP2_PREFACE.length);
+    for (int i = 0; i < n; i++) {
+      if (buf.getByte(buf.readerIndex() + i) != HTTP2_PREFACE[i]) {
+        return -1;
+      }
+    }
+    return n;
+  }
 
   private Pipelines() {}
 

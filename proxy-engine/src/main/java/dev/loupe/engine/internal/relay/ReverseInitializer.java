@@ -2,7 +2,6 @@ package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -11,7 +10,6 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SniHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsyncMapping;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -37,7 +35,6 @@ public final class ReverseInitializer extends ChannelInitializer<SocketChannel> 
 
   /** Waits for enough bytes to tell TLS, h2c and HTTP/1.1 apart, then builds the pipeline. */
   private final class Detector extends ByteToMessageDecoder {
-    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -54,13 +51,11 @@ public final class ReverseInitializer extends ChannelInitializer<SocketChannel> 
         p.remove(this);
         return;
       }
-      int n = Math.min(in.readableBytes(), PREFACE.length);
-      boolean prefacePrefix = ByteBufUtil.equals(in, in.readerIndex(),
-          io.netty.buffer.Unpooled.wrappedBuffer(PREFACE), 0, n);
-      if (prefacePrefix && n < PREFACE.length) {
+      int matched = Pipelines.http2PrefaceMatch(in);
+      if (matched >= 0 && matched < Pipelines.HTTP2_PREFACE.length) {
         return; // could still be the HTTP/2 preface: wait for more
       }
-      if (prefacePrefix) {
+      if (matched >= 0) {
         AlpnClientLeg.installHttp2(engine, ctx.channel(),
             new ClientSide(target.scheme(), target.host(), target.port(), null, "HTTP/2", true));
       } else {

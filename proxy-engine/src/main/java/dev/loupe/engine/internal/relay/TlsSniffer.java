@@ -25,8 +25,6 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
   /** TLS record type "handshake". */
   private static final int TLS_HANDSHAKE = 0x16;
   private static final long SILENCE_MS = 3_000;
-  private static final byte[] HTTP2_PREFACE =
-      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   private final EngineContext engine;
   private final String host;
@@ -112,16 +110,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
 
   /** The client connection preface of HTTP/2 ("PRI * HTTP/2.0..."; the PRI method exists for nothing else). */
   static boolean startsHttp2Preface(ByteBuf buf) {
-    int n = Math.min(buf.readableBytes(), HTTP2_PREFACE.length);
-    if (n < 4) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      if (buf.getByte(buf.readerIndex() + i) != HTTP2_PREFACE[i]) {
-        return false;
-      }
-    }
-    return true;
+    return Pipelines.http2PrefaceMatch(buf) >= 4;
   }
 
   /** An HTTP/1.x request line starts with an upper-case token and a space ("GET ", "OPTIONS "). */
