@@ -348,6 +348,7 @@ public final class Highlighter {
     int depth = 0;
     boolean inValue = false; // after a property's ':' until ';' or '}'
     int stop = -1; // the '{', ';' or '}' that ends the current statement (computed once per statement)
+    boolean prelude = false; // after an at-rule's name, until its '{' or ';': left plain
     while (i < to) {
       char c = s.charAt(i);
       if (c == '/' && i + 1 < to && s.charAt(i + 1) == '*') {
@@ -362,13 +363,16 @@ public final class Highlighter {
       } else if (c == '{') {
         depth++;
         inValue = false;
+        prelude = false;
         i++;
       } else if (c == '}') {
         depth = Math.max(0, depth - 1);
         inValue = false;
+        prelude = false;
         i++;
       } else if (c == ';') {
         inValue = false;
+        prelude = false;
         i++;
       } else if (c == '@') {
         int end = i + 1;
@@ -377,6 +381,9 @@ public final class Highlighter {
         }
         out.add(new Span(i, end, AT_RULE));
         i = end;
+        prelude = true;
+      } else if (prelude) {
+        i++;
       } else if (inValue) {
         if (c == '#' || Character.isDigit(c) || (c == '.' && i + 1 < to && Character.isDigit(s.charAt(i + 1)))
             || (c == '-' && i + 1 < to && Character.isDigit(s.charAt(i + 1)))) {
