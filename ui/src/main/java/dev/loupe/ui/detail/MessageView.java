@@ -27,8 +27,9 @@ final class MessageView {
         HeaderRow::section);
     BodyView body = new BodyView(vm.body(), id + "-body", imageDecoder);
     CodeView raw = new CodeView(id + "-raw");
-    vm.rawProperty().addListener((o, was, now) -> raw.show(now, List.of()));
-    raw.show(vm.rawProperty().get(), List.of());
+    // The model keeps HTTP's CRLFs (for copying); the code view shows lines.
+    vm.rawProperty().addListener((o, was, now) -> raw.show(now.replace("\r\n", "\n"), List.of()));
+    raw.show(vm.rawProperty().get().replace("\r\n", "\n"), List.of());
 
     Tab headersTab = new Tab("Headers", headers);
     Tab bodyTab = new Tab("Body", body.node());
