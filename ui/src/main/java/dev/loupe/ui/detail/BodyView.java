@@ -42,7 +42,8 @@ final class BodyView {
   private final TreeView<JsonTreeNode> tree = new TreeView<>();
   private final SplitPane json;
   private final ImageView imageView = new ImageView();
-  private final ScrollPane image = new ScrollPane(imageView);
+  private final StackPane imageHolder = new StackPane(imageView);
+  private final ScrollPane image = new ScrollPane(imageHolder);
   private final Label imageInfo = new Label();
   private final TableView<FormUrlEncoded.Param> form = new TableView<>();
   private final TableView<Multipart.Part> parts = new TableView<>();
@@ -65,8 +66,10 @@ final class BodyView {
     json.setDividerPositions(0.55);
     imageView.setId(id + "-image");
     imageView.setPreserveRatio(true);
-    image.setFitToWidth(false);
-    image.getStyleClass().add("body-image");
+    imageHolder.getStyleClass().add("body-image");
+    image.setFitToWidth(true);
+    image.setFitToHeight(true);
+    imageInfo.getStyleClass().add("image-info");
     form.setId(id + "-form");
     form.getColumns().add(column("Name", 220, FormUrlEncoded.Param::name));
     form.getColumns().add(column("Value", 520, FormUrlEncoded.Param::value));

@@ -26,7 +26,7 @@ import javafx.collections.ObservableList;
  */
 public final class BodyViewModel {
   private final FxThread fx;
-  private final Executor background;
+  private final LatestOnly background;
   private final ObjectProperty<ViewerMode> mode = new SimpleObjectProperty<>(this, "mode", ViewerMode.AUTO);
   private final ReadOnlyObjectWrapper<ViewerMode> shown = new ReadOnlyObjectWrapper<>(this, "shown", ViewerMode.TEXT);
   private final ReadOnlyObjectWrapper<ViewerMode> auto = new ReadOnlyObjectWrapper<>(this, "auto", ViewerMode.TEXT);
@@ -47,7 +47,7 @@ public final class BodyViewModel {
 
   public BodyViewModel(FxThread fx, Executor background) {
     this.fx = fx;
-    this.background = background;
+    this.background = new LatestOnly(background);
     mode.addListener((o, was, now) -> {
       if (!applyingMode && input != null) {
         rerender();
@@ -62,7 +62,7 @@ public final class BodyViewModel {
     decoded = null;
     loading.set(true);
     ViewerMode requested = mode.get();
-    background.execute(() -> {
+    background.submit(() -> {
       DecodedBody d;
       try {
         d = ContentDecoder.decode(in.source(), in.contentEncoding(), ContentDecoder.DEFAULT_LIMIT);
@@ -110,7 +110,7 @@ public final class BodyViewModel {
     BodyInput in = input;
     ViewerMode requested = mode.get();
     loading.set(true);
-    background.execute(() -> {
+    background.submit(() -> {
       BodyRendering r = BodyRendering.render(in, d, requested);
       fx.post(() -> {
         if (gen == generation) {
@@ -186,11 +186,20 @@ public final class BodyViewModel {
     return FXCollections.unmodifiableObservableList(parts);
   }
 
-  /** A part's content as text (highlighted by its type) or, when binary, as a hex dump. */
+  /** Bytes of a part the preview looks at (it runs on the UI thread when a part is selected). */
+  static final int PART_PREVIEW_LIMIT = BodyRendering.TEXT_LIMIT;
+
+  /**
+   * A part's content as text (highlighted by its type; JSON pretty) or, when binary, as a hex dump,
+   * from its first {@value #PART_PREVIEW_LIMIT} bytes.
+   */
   public static BodyRendering partPreview(Multipart.Part part) {
-    BodyInput in = BodyInput.of(part.content(), part.content().length, part.contentType());
-    DecodedBody d = new DecodedBody(part.content(), List.of(), false, null);
-    ViewerMode auto = ViewerChoice.of(ContentType.parse(part.contentType()), part.content()).mode();
+    byte[] content = part.content();
+    boolean cut = content.length > PART_PREVIEW_LIMIT;
+    byte[] head = cut ? java.util.Arrays.copyOf(content, PART_PREVIEW_LIMIT) : content;
+    BodyInput in = BodyInput.of(head, head.length, part.contentType());
+    DecodedBody d = new DecodedBody(head, List.of(), cut, null);
+    ViewerMode auto = ViewerChoice.of(ContentType.parse(part.contentType()), head).mode();
     ViewerMode m = auto == ViewerMode.JSON || auto == ViewerMode.TEXT || auto == ViewerMode.FORM ? auto : ViewerMode.HEX;
     return BodyRendering.render(in, d, m == ViewerMode.FORM ? ViewerMode.TEXT : m);
   }

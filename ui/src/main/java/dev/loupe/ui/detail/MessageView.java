@@ -28,8 +28,8 @@ final class MessageView {
     BodyView body = new BodyView(vm.body(), id + "-body", imageDecoder);
     CodeView raw = new CodeView(id + "-raw");
     // The model keeps HTTP's CRLFs (for copying); the code view shows lines.
-    vm.rawProperty().addListener((o, was, now) -> raw.show(now.replace("\r\n", "\n"), List.of()));
-    raw.show(vm.rawProperty().get().replace("\r\n", "\n"), List.of());
+    vm.rawProperty().addListener((o, was, now) -> raw.show(lines(now), List.of()));
+    raw.show(lines(vm.rawProperty().get()), List.of());
 
     Tab headersTab = new Tab("Headers", headers);
     Tab bodyTab = new Tab("Body", body.node());
@@ -48,5 +48,11 @@ final class MessageView {
 
   Node node() {
     return root;
+  }
+
+  /** CRLF as LF, without the final line break (a code view would show it as an empty last line). */
+  static String lines(String raw) {
+    String s = raw.replace("\r\n", "\n");
+    return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
   }
 }

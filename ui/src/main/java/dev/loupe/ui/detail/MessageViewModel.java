@@ -33,7 +33,7 @@ public final class MessageViewModel {
 
   private final Side side;
   private final FxThread fx;
-  private final Executor background;
+  private final LatestOnly background;
   private final ObservableList<HeaderRow> headers = FXCollections.observableArrayList();
   private final ReadOnlyStringWrapper raw = new ReadOnlyStringWrapper(this, "raw", "");
   private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper(this, "summary", "");
@@ -46,7 +46,7 @@ public final class MessageViewModel {
   MessageViewModel(Side side, FxThread fx, Executor background) {
     this.side = side;
     this.fx = fx;
-    this.background = background;
+    this.background = new LatestOnly(background);
     this.body = new BodyViewModel(fx, background);
   }
 
@@ -115,7 +115,7 @@ public final class MessageViewModel {
     }
     long gen = ++rawGeneration;
     long size = b.size();
-    background.execute(() -> {
+    background.submit(() -> {
       String text;
       try {
         byte[] preview = readPrefix(in.source(), RawText.BODY_PREVIEW);

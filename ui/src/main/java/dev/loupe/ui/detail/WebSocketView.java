@@ -35,6 +35,9 @@ final class WebSocketView {
         }
       }
     });
+    Tables.copyOnShortcutC(table, r -> r.arrow() + " " + DetailViewModel.time(r.message().time()) + " " + r.opcode()
+        + " " + r.message().length() + " " + (r.message().opcode() == dev.loupe.engine.flow.WebSocketMessage.TEXT
+            ? r.message().text() : r.preview()));
     table.getSelectionModel().selectedItemProperty().addListener((o, was, now) -> {
       if (now != vm.selectedMessageProperty().get()) {
         vm.selectMessage(now);

@@ -156,6 +156,41 @@ class DetailViewModelTest {
   }
 
   @Test
+  void aGrowingBodyIsDecodedOncePerFinishedDecodeNotOncePerRefresh() {
+    Steps steps = new Steps();
+    DetailViewModel vm = new DetailViewModel(steps.ui::add, steps.background::add);
+    Flow f = flow(1, "text/plain", null, "a".getBytes(StandardCharsets.US_ASCII));
+    vm.show(f);
+    int queued = steps.background.size();
+    for (int i = 0; i < 50; i++) { // the table refreshing the pane while the body streams in
+      f.responseBody().append(ByteBuffer.wrap("b".getBytes(StandardCharsets.US_ASCII)));
+      vm.show(f);
+    }
+    assertThat(steps.background).as("one pending decode per view, replaced by newer ones").hasSize(queued);
+    steps.runAll();
+    assertThat(vm.response().body().textProperty().get()).isEqualTo("a" + "b".repeat(50));
+    assertThat(vm.response().rawProperty().get()).contains("\r\n\r\na" + "b".repeat(50) + "\r\n");
+  }
+
+  @Test
+  void latestOnlyRunsTheNewestPendingTask() {
+    Queue<Runnable> executor = new ArrayDeque<>();
+    LatestOnly latest = new LatestOnly(executor::add);
+    List<String> ran = new java.util.ArrayList<>();
+    latest.submit(() -> ran.add("a"));
+    latest.submit(() -> ran.add("b"));
+    latest.submit(() -> {
+      ran.add("c");
+      latest.submit(() -> ran.add("d")); // submitted while running: runs after
+    });
+    assertThat(executor).hasSize(1);
+    while (!executor.isEmpty()) {
+      executor.poll().run();
+    }
+    assertThat(ran).containsExactly("c", "d");
+  }
+
+  @Test
   void aFiftyMebibyteBodyIsPreviewedNotShownWhole() {
     byte[] big = new byte[50 << 20];
     java.util.Arrays.fill(big, (byte) 'x');

@@ -93,6 +93,52 @@ class MultipartTest {
     assertThat(half.parts().get(1).content()).isEqualTo(Arrays.copyOf(binary(), half.parts().get(1).content().length));
   }
 
+  /** What Netty's HTTP POST encoder (a real multipart writer) produces, with a binary file part. */
+  @Test
+  void nettyEncoderOutput() throws Exception {
+    byte[] bin = binary();
+    io.netty.handler.codec.http.DefaultFullHttpRequest request = new io.netty.handler.codec.http.DefaultFullHttpRequest(
+        io.netty.handler.codec.http.HttpVersion.HTTP_1_1, io.netty.handler.codec.http.HttpMethod.POST, "/upload");
+    io.netty.handler.codec.http.multipart.HttpPostRequestEncoder encoder =
+        new io.netty.handler.codec.http.multipart.HttpPostRequestEncoder(
+            new io.netty.handler.codec.http.multipart.DefaultHttpDataFactory(false), request, true);
+    encoder.addBodyAttribute("comment", "naïve \"quoted\" text");
+    io.netty.handler.codec.http.multipart.MemoryFileUpload file = new io.netty.handler.codec.http.multipart.MemoryFileUpload(
+        "upload", "data.bin", "application/octet-stream", null, null, bin.length);
+    file.setContent(io.netty.buffer.Unpooled.wrappedBuffer(bin));
+    encoder.addBodyHttpData(file);
+    io.netty.handler.codec.http.HttpRequest head = encoder.finalizeRequest();
+    String contentType = head.headers().get("content-type");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (encoder.isChunked()) {
+      while (true) {
+        io.netty.handler.codec.http.HttpContent chunk = encoder.readChunk(io.netty.buffer.ByteBufAllocator.DEFAULT);
+        try {
+          out.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(chunk.content()));
+        } finally {
+          chunk.release();
+        }
+        if (chunk instanceof io.netty.handler.codec.http.LastHttpContent) {
+          break;
+        }
+      }
+    } else {
+      io.netty.handler.codec.http.FullHttpRequest full = (io.netty.handler.codec.http.FullHttpRequest) head;
+      out.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(full.content()));
+      full.release();
+    }
+    encoder.cleanFiles();
+
+    Multipart.Parsed parsed = Multipart.parse(out.toByteArray(), ContentType.parse(contentType).boundary());
+    assertThat(parsed.error()).isNull();
+    assertThat(parsed.complete()).isTrue();
+    assertThat(parsed.parts()).extracting(Part::name).containsExactly("comment", "upload");
+    assertThat(new String(parsed.parts().get(0).content(), StandardCharsets.UTF_8)).isEqualTo("naïve \"quoted\" text");
+    assertThat(parsed.parts().get(1).filename()).isEqualTo("data.bin");
+    assertThat(parsed.parts().get(1).contentType()).startsWith("application/octet-stream");
+    assertThat(parsed.parts().get(1).content()).isEqualTo(bin);
+  }
+
   @Test
   void missingOrWrongBoundary() {
     byte[] body = browserBody(new byte[10]);
