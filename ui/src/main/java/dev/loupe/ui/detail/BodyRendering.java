@@ -26,6 +26,11 @@ public record BodyRendering(ViewerMode mode, ViewerMode auto, String text, List<
   public static final int TEXT_LIMIT = 1 << 20;
   /** Texts longer than this many characters are shown without highlighting. */
   public static final int HIGHLIGHT_LIMIT = 512 * 1024;
+  /**
+   * Longer lines are broken for display: one huge line (minified JS, a base64 blob) is laid out as
+   * a single text node and would stall the UI thread.
+   */
+  public static final int MAX_LINE = 2_000;
   /** Bytes shown in the hex view at most (256 KiB: 16,384 lines). */
   public static final int HEX_LIMIT = 256 * 1024;
 
@@ -54,6 +59,7 @@ public record BodyRendering(ViewerMode mode, ViewerMode auto, String text, List<
             notes.add("showing the first " + FlowRow.humanBytes(TEXT_LIMIT) + " of the pretty JSON");
             pretty = pretty.substring(0, TEXT_LIMIT);
           }
+          pretty = breakLongLines(pretty, notes);
           return new BodyRendering(ViewerMode.JSON, choice.mode(), pretty, highlight(Language.JSON, pretty), doc.tree(),
               null, List.of(), List.of(), String.join(" · ", notes));
         } catch (JsonDocument.JsonSyntaxException e) {
@@ -103,9 +109,40 @@ public record BodyRendering(ViewerMode mode, ViewerMode auto, String text, List<
     if (n < bytes.length) {
       notes.add("showing the first " + FlowRow.humanBytes(n) + " as text");
     }
-    String text = new String(bytes, 0, n, charset);
+    String text = breakLongLines(new String(bytes, 0, n, charset), notes);
     return new BodyRendering(ViewerMode.TEXT, auto, text, highlight(language, text), null, null, List.of(), List.of(),
         String.join(" · ", notes));
+  }
+
+  /** {@code text} with a line break inserted every {@value #MAX_LINE} characters of a longer line. */
+  static String breakLongLines(String text, List<String> notes) {
+    int run = 0;
+    boolean needed = false;
+    for (int i = 0; i < text.length() && !needed; i++) {
+      run = text.charAt(i) == '\n' ? 0 : run + 1;
+      needed = run > MAX_LINE;
+    }
+    if (!needed) {
+      return text;
+    }
+    StringBuilder sb = new StringBuilder(text.length() + text.length() / MAX_LINE + 1);
+    run = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\n') {
+        run = 0;
+      } else if (run == MAX_LINE) {
+        sb.append('\n');
+        run = 0;
+      }
+      if (c != '\n') {
+        run++;
+      }
+      sb.append(c);
+    }
+    notes.add("lines longer than " + String.format(java.util.Locale.ROOT, "%,d", MAX_LINE)
+        + " characters are broken for display");
+    return sb.toString();
   }
 
   private static List<Span> highlight(Language language, String text) {

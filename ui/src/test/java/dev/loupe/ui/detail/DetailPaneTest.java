@@ -50,6 +50,9 @@ class DetailPaneTest {
   static final String JSON = "{\"user\":{\"id\":42,\"name\":\"Ann\",\"tags\":[\"admin\",\"ops\"]},"
       + "\"items\":[{\"sku\":\"A-1\",\"price\":9.99,\"stock\":true},{\"sku\":\"B-2\",\"price\":0.5,\"stock\":null}]}";
 
+  /** 50 MiB of 1 KiB lines. */
+  static final int BIG_LINES = 50 * 1024;
+
   private ProxyFixture proxy;
   private HttpServer origin;
   private DetailViewModel vm;
@@ -75,6 +78,24 @@ class DetailPaneTest {
       ex.getResponseHeaders().add("Content-Type", "image/png");
       ex.sendResponseHeaders(200, png.length);
       ex.getResponseBody().write(png);
+      ex.close();
+    });
+    origin.createContext("/big.txt", ex -> {
+      byte[] line = ("0123456789abcdef".repeat(63) + "0123456789abcde\n").getBytes(StandardCharsets.US_ASCII); // 1 KiB lines
+      ex.getResponseHeaders().add("Content-Type", "text/plain");
+      ex.sendResponseHeaders(200, (long) BIG_LINES * line.length);
+      for (int i = 0; i < BIG_LINES; i++) {
+        ex.getResponseBody().write(line);
+      }
+      ex.close();
+    });
+    origin.createContext("/app.min.js", ex -> {
+      byte[] chunk = "function f(a){return a*2};var x=f(21);".repeat(1000).getBytes(StandardCharsets.US_ASCII);
+      ex.getResponseHeaders().add("Content-Type", "application/javascript");
+      ex.sendResponseHeaders(200, 0); // chunked: one 5 MB line
+      for (int i = 0; i < 128; i++) {
+        ex.getResponseBody().write(chunk);
+      }
       ex.close();
     });
     origin.start();
@@ -169,6 +190,71 @@ class DetailPaneTest {
     selectTab(robot, "detail-tabs", "Connection");
     Screenshots.write(scene, "detail-connection.png");
     assertThat(robot.lookup("#tab-websocket").tryQuery()).isEmpty();
+  }
+
+  /**
+   * Selecting a flow with a 50 MiB body, or a 5 MB one-line minified script: decoded off the UI
+   * thread, which keeps answering.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"/big.txt", "/app.min.js"})
+  void aHugeBodyDoesNotFreezeTheUi(String path, FxRobot robot) throws Exception {
+    Flow small = fetch("/api/items?warm-up");
+    robot.interact(() -> vm.show(small)); // the pane's first layout is not what this test measures
+    selectTab(robot, "detail-tabs", "Response");
+    selectTab(robot, "response-tabs", "Body");
+    Flow flow = fetch(path);
+    assertThat(flow.responseBody().size()).isEqualTo(path.equals("/big.txt") ? 50L << 20 : 38L * 1000 * 128);
+    // Ping the UI thread every 20 ms and record the longest wait for an answer.
+    java.util.concurrent.atomic.AtomicLong worst = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.ScheduledExecutorService pinger = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    pinger.scheduleAtFixedRate(() -> {
+      long sent = System.nanoTime();
+      javafx.application.Platform.runLater(() -> worst.accumulateAndGet(System.nanoTime() - sent, Math::max));
+    }, 0, 20, TimeUnit.MILLISECONDS);
+    long[] showNanos = new long[1];
+    try {
+      robot.interact(() -> {
+        long t = System.nanoTime();
+        vm.show(flow);
+        showNanos[0] = System.nanoTime() - t;
+      });
+      CodeArea text = robot.lookup("#response-body-text").queryAs(CodeArea.class);
+      WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS,
+          () -> text.getText().startsWith(path.equals("/big.txt") ? "0123456789abcdef" : "function f(a)"));
+      WaitForAsyncUtils.waitForFxEvents();
+    } finally {
+      pinger.shutdownNow();
+    }
+    System.out.printf("%s (%s): show() %.1f ms on the UI thread, longest UI-thread stall %.0f ms%n", path,
+        dev.loupe.ui.flows.FlowRow.humanBytes(flow.responseBody().size()), showNanos[0] / 1e6, worst.get() / 1e6);
+    assertThat(showNanos[0]).as("show() only starts the work").isLessThan(500_000_000L);
+    assertThat(worst.get()).as("the UI thread keeps answering").isLessThan(3_000_000_000L);
+    assertThat(robot.lookup("#response-body-note").queryLabeled().getText()).contains("first 1.0 MiB as text")
+        .contains(path.equals("/big.txt") ? "showing the first 16 MiB of 50 MiB" : "broken for display");
+    Screenshots.write(scene, path.equals("/big.txt") ? "detail-big-body.png" : "detail-minified.png");
+  }
+
+  @Test
+  void headersTableCopiesSelectedRows(FxRobot robot) throws Exception {
+    Flow flow = fetch("/api/items?copy=1");
+    robot.interact(() -> vm.show(flow));
+    selectTab(robot, "detail-tabs", "Response");
+    selectTab(robot, "response-tabs", "Headers");
+    @SuppressWarnings("unchecked")
+    TableView<HeaderRow> headers = robot.lookup("#response-headers").queryAs(TableView.class);
+    int at = headers.getItems().indexOf(HeaderRow.field("Content-type", "application/json; charset=utf-8"));
+    assertThat(at).isGreaterThanOrEqualTo(0);
+    robot.interact(() -> {
+      headers.requestFocus();
+      headers.getSelectionModel().clearAndSelect(at);
+    });
+    robot.press(javafx.scene.input.KeyCode.CONTROL).type(javafx.scene.input.KeyCode.C)
+        .release(javafx.scene.input.KeyCode.CONTROL);
+    String[] copied = new String[1];
+    robot.interact(() -> copied[0] = javafx.scene.input.Clipboard.getSystemClipboard().getString());
+    assertThat(copied[0]).isEqualTo("Content-type: application/json; charset=utf-8");
+    Screenshots.write(scene, "detail-headers.png");
   }
 
   @Test

@@ -201,9 +201,14 @@ class DetailViewModelTest {
     assertThat(f.responseBody().spilled()).as("most of the body lives on disk").isTrue();
     vm.show(f);
     BodyViewModel body = vm.response().body();
-    assertThat(body.textProperty().get()).hasSize(BodyRendering.TEXT_LIMIT);
+    String shown = body.textProperty().get();
+    assertThat(shown.replace("\n", "")).hasSize(BodyRendering.TEXT_LIMIT);
+    assertThat(shown.lines()).as("one 50 MiB line, broken for display")
+        .hasSize(BodyRendering.TEXT_LIMIT / BodyRendering.MAX_LINE + 1)
+        .allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(BodyRendering.MAX_LINE));
     assertThat(body.spansProperty().get()).isEmpty();
-    assertThat(body.noteProperty().get()).contains("showing the first 16 MiB of 50 MiB").contains("first 1.0 MiB as text");
+    assertThat(body.noteProperty().get()).contains("showing the first 16 MiB of 50 MiB").contains("first 1.0 MiB as text")
+        .contains("broken for display");
     assertThat(vm.response().rawProperty().get()).contains("more bytes]");
     body.modeProperty().set(ViewerMode.HEX);
     assertThat(body.textProperty().get().lines().count()).isEqualTo(BodyRendering.HEX_LIMIT / 16);
