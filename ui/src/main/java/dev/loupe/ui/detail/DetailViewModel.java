@@ -95,10 +95,12 @@ public final class DetailViewModel implements AutoCloseable {
       return;
     }
     boolean fresh = flow.get() == null || flow.get().id() != f.id();
-    Object key = List.of(f.id(), f.state(), f.tier(), f.request() == null ? 0 : 1, f.response() == null ? 0 : 1,
+    // What can change on a recorded flow; compared by equals (records), cheap enough for every table pulse.
+    Object key = java.util.Arrays.asList(f.id(), f.state(), f.tier(), f.request(), f.response(),
         f.requestBody().size(), f.responseBody().size(), f.requestTrailers(), f.responseTrailers(),
-        f.informationalResponses().size(), f.webSocketMessages().size(), String.valueOf(f.serverConnection()),
-        String.valueOf(f.error()));
+        f.informationalResponses().size(), f.webSocketMessages().size(), f.clientConnection(), f.serverConnection(),
+        f.clientProtocol(), f.serverProtocol(), f.error(), f.webSocketCloseCode(), f.tunnelBytesClientToServer(),
+        f.tunnelBytesServerToClient());
     if (!fresh && key.equals(shownKey)) {
       return;
     }

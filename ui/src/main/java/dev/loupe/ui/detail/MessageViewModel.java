@@ -10,7 +10,6 @@ import dev.loupe.ui.flows.FlowRow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -85,8 +84,8 @@ public final class MessageViewModel {
     Headers trailers = side == Side.REQUEST ? flow.requestTrailers() : flow.responseTrailers();
     List<ResponseHead> info = List.copyOf(flow.informationalResponses());
     Headers heads = side == Side.REQUEST ? (req == null ? null : req.headers()) : (res == null ? null : res.headers());
-    Object key = List.of(flow.id(), Objects.requireNonNullElse((Object) (side == Side.REQUEST ? req : res), "none"),
-        b.size(), b.isComplete(), b.truncated(), trailers, info.size());
+    Object key = java.util.Arrays.asList(flow.id(), side == Side.REQUEST ? req : res, b.size(), b.isComplete(),
+        b.truncated(), trailers, info.size());
     if (!fresh && key.equals(shownKey)) {
       return;
     }
