@@ -3,7 +3,6 @@ package dev.loupe.ui.detail;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.Protocols;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.ui.common.FxThread;

@@ -98,6 +98,21 @@ class DetailPaneTest {
       }
       ex.close();
     });
+    origin.createContext("/page.html", ex -> {
+      byte[] html = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n  <title>Loupe &amp; friends</title>\n"
+          + "  <style>\n    body { margin: 0; color: #333 }\n  </style>\n</head>\n<body class=main>\n"
+          + "  <!-- the greeting -->\n  <p id='hi'>Hello</p>\n  <script>\n    const n = 42; // answer\n"
+          + "    if (n > 1) { console.log(\"big\", /a+b/g); }\n  </script>\n</body>\n</html>\n")
+          .getBytes(StandardCharsets.UTF_8);
+      ByteArrayOutputStream br = new ByteArrayOutputStream();
+      com.aayushatharva.brotli4j.Brotli4jLoader.ensureAvailability();
+      br.writeBytes(com.aayushatharva.brotli4j.encoder.Encoder.compress(html));
+      ex.getResponseHeaders().add("Content-Type", "text/html; charset=utf-8");
+      ex.getResponseHeaders().add("Content-Encoding", "br");
+      ex.sendResponseHeaders(200, br.size());
+      ex.getResponseBody().write(br.toByteArray());
+      ex.close();
+    });
     origin.start();
     vm = new DetailViewModel(javafx.application.Platform::runLater);
     DetailPane pane = new DetailPane(vm);
@@ -270,6 +285,20 @@ class DetailPaneTest {
     assertThat(view.getImage().getPixelReader().getArgb(2, 2)).isEqualTo(0xff2563eb);
     assertThat(view.isVisible() && view.getParent().getParent().isVisible()).isTrue();
     Screenshots.write(scene, "detail-image.png");
+
+    // A brotli-encoded HTML page: decoded and highlighted (tags, attributes, embedded CSS and JS).
+    Flow page = fetch("/page.html");
+    robot.interact(() -> vm.show(page));
+    CodeArea html = robot.lookup("#response-body-text").queryAs(CodeArea.class);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> html.getText().startsWith("<!DOCTYPE html>"));
+    WaitForAsyncUtils.waitForFxEvents();
+    String t = html.getText();
+    assertThat(html.getStyleOfChar(t.indexOf("<html") + 1)).containsExactly(Highlighter.TAG);
+    assertThat(html.getStyleOfChar(t.indexOf("lang") + 1)).containsExactly(Highlighter.ATTR);
+    assertThat(html.getStyleOfChar(t.indexOf("margin") + 1)).containsExactly(Highlighter.PROPERTY);
+    assertThat(html.getStyleOfChar(t.indexOf("const") + 1)).containsExactly(Highlighter.KEYWORD);
+    assertThat(robot.lookup("#response-body-note").queryLabeled().getText()).startsWith("decoded from br");
+    Screenshots.write(scene, "detail-html.png");
   }
 
   @Test
