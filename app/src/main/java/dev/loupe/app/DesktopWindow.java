@@ -1,7 +1,7 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.shell.DesktopApp;
+import dev.loupe.ui.shell.DesktopContext;
 import java.util.Locale;
 
 /** Opens the desktop window when this machine has a display. */
@@ -18,9 +18,9 @@ final class DesktopWindow {
   }
 
   /** Shows the window and returns when the user closes it. */
-  static void showAndWait(FlowStore store, String listening) {
+  static void showAndWait(DesktopContext ctx) {
     try {
-      DesktopApp.showAndWait(store, listening);
+      DesktopApp.showAndWait(ctx);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

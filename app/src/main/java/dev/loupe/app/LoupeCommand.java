@@ -10,6 +10,8 @@ import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.api.ServerCertificate;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.ui.settings.Settings;
+import dev.loupe.ui.shell.DesktopContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -156,6 +158,11 @@ final class LoupeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Settings saved = null;
+    if (!headless) { // the desktop window's saved settings fill in options not given here
+      saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
+      DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
+    }
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
     }
@@ -209,14 +216,11 @@ final class LoupeCommand implements Callable<Integer> {
       throw new UsageError("--cert/--key are for reverse mode (regular mode mints certificates with the Loupe CA)");
     }
     UserCertificate userCertificate = cert == null ? null : UserCertificate.load(cert, key);
-    Pattern ignore = null;
-    if (!ignoreHosts.isEmpty()) {
-      try {
-        ignore = Pattern.compile(String.join("|", ignoreHosts.stream().map(r -> "(?:" + r + ")").toList()),
-            Pattern.CASE_INSENSITIVE);
-      } catch (PatternSyntaxException e) {
-        throw new UsageError("--ignore-hosts: invalid regex: " + e.getDescription());
-      }
+    Pattern ignore;
+    try {
+      ignore = ignorePattern(ignoreHosts);
+    } catch (PatternSyntaxException e) {
+      throw new UsageError("--ignore-hosts: invalid regex: " + e.getDescription());
     }
     List<X509Certificate> extraCas = new ArrayList<>();
     for (Path p : trustCa) {
@@ -261,8 +265,9 @@ final class LoupeCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
+    EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engine, store, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -281,7 +286,9 @@ final class LoupeCommand implements Callable<Integer> {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
         try {
-          DesktopWindow.showAndWait(store, hostPort(engine.address()));
+          String listening = hostPort(engine.address());
+          DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
+              DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines)));
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {
           noDisplay = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
@@ -292,6 +299,12 @@ final class LoupeCommand implements Callable<Integer> {
     }
     session.runUntilShutdown();
     return 0;
+  }
+
+  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
+  static Pattern ignorePattern(List<String> regexes) {
+    return regexes.isEmpty() ? null
+        : Pattern.compile(String.join("|", regexes.stream().map(r -> "(?:" + r + ")").toList()), Pattern.CASE_INSENSITIVE);
   }
 
   static String hostPort(InetSocketAddress a) {
