@@ -22,6 +22,9 @@ import java.util.concurrent.TimeoutException;
  * home). A command that does not finish within the timeout is killed. Thread-safe.
  */
 public final class ProcessCommandRunner implements CommandRunner {
+  /** What tools print in: the OS locale's charset (Java 17's default charset may differ). */
+  private static final Charset NATIVE = nativeCharset();
+
   private final Map<String, String> environment;
   private final List<String> prefix;
   private final Duration timeout;
@@ -82,13 +85,21 @@ public final class ProcessCommandRunner implements CommandRunner {
     }
   }
 
+  private static Charset nativeCharset() {
+    try {
+      return Charset.forName(System.getProperty("native.encoding", Charset.defaultCharset().name()));
+    } catch (IllegalArgumentException e) {
+      return Charset.defaultCharset();
+    }
+  }
+
   private static CompletableFuture<String> drain(InputStream in) {
     CompletableFuture<String> f = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try (in) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         in.transferTo(buf);
-        f.complete(buf.toString(Charset.defaultCharset()));
+        f.complete(buf.toString(NATIVE));
       } catch (IOException e) {
         f.completeExceptionally(new UncheckedIOException(e));
       }
