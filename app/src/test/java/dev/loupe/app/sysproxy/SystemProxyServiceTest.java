@@ -154,6 +154,23 @@ class SystemProxyServiceTest {
   }
 
   @Test
+  void stateFileKeepsUnsetValuesAsNull() throws Exception {
+    Map<String, String> settings = new java.util.LinkedHashMap<>();
+    settings.put("ProxyEnable", "REG_DWORD 0x0");
+    settings.put("ProxyServer", null); // did not exist: restore deletes it
+    StateFile file = new StateFile(confdir.resolve("new-dir"));
+    StateFile.State state = StateFile.forThisProcess("windows", new ProxyTarget("127.0.0.1", 8080), settings);
+    file.write(state);
+    assertThat(file.read()).contains(state);
+    assertThat(file.read().orElseThrow().settings()).containsEntry("ProxyServer", null).hasSize(2);
+    assertThat(state.ownedByThisProcess()).isTrue();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(confdir.resolve("new-dir"))))
+        .isEqualTo("rwx------");
+    file.delete();
+    assertThat(file.read()).isEmpty();
+  }
+
+  @Test
   void restoreSavedWithNothingSaved() throws Exception {
     SystemProxyService s = service(runner);
     assertThat(s.restoreSaved()).startsWith("Loupe: nothing to restore");
