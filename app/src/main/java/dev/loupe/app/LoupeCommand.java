@@ -1,5 +1,6 @@
 package dev.loupe.app;
 
+import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.ca.CaException;
 import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
@@ -131,6 +132,15 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = {"-q", "--quiet"}, description = "Do not print a line per flow.")
   boolean quiet;
 
+  @Option(names = "--system-proxy",
+      description = "Point the system's HTTP and HTTPS proxy (GNOME, KDE, macOS, Windows) at Loupe while it runs;"
+          + " the previous settings are saved first and restored on exit (after a crash: on the next start).")
+  boolean systemProxy;
+
+  @Option(names = "--restore-system-proxy",
+      description = "Restore the system proxy settings a Loupe saved (e.g. one killed while switched), then exit.")
+  boolean restoreSystemProxy;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -158,6 +168,10 @@ final class LoupeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (restoreSystemProxy) {
+      return SystemProxyService.restoreCommand(confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
+          System.out, System.err);
+    }
     Settings saved = null;
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
@@ -234,6 +248,11 @@ final class LoupeCommand implements Callable<Integer> {
     }
 
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    if (systemProxy && reverse != null) {
+      throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
+    }
+    // Restores what a crashed Loupe left switched; with --system-proxy, refuses early if another Loupe has it.
+    SystemProxyService sysProxy = SystemProxyService.atStartup(dir, systemProxy, System.out);
     CertificateAuthority ca;
     try {
       ca = CertificateAuthority.loadOrCreate(dir, algorithm);
@@ -282,6 +301,7 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
     out.flush();
+    sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
@@ -289,6 +309,7 @@ final class LoupeCommand implements Callable<Integer> {
           String listening = hostPort(engine.address());
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines)));
+          sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {
           noDisplay = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
