@@ -99,6 +99,7 @@ public final class TrustDialog {
         + "certificate authority. Install it where you need it, and remove it when you stop using Loupe: "
         + "anyone with its private key could impersonate any website to those clients.");
     intro.setWrapText(true);
+    intro.setMinHeight(Region.USE_PREF_SIZE);
     intro.getStyleClass().add("trust-intro");
 
     root.getChildren().addAll(title, intro, caInfo(), exportBar(), new Separator(), storesHeader(), storesList(),
@@ -114,7 +115,7 @@ public final class TrustDialog {
 
   /** A scene holding the dialog, with Loupe's style sheet. */
   public Scene scene() {
-    Scene scene = new Scene(root, 820, 680);
+    Scene scene = new Scene(root, 900, 760);
     scene.getStylesheets().add(TrustDialog.class.getResource("/dev/loupe/ui/loupe.css").toExternalForm());
     return scene;
   }
