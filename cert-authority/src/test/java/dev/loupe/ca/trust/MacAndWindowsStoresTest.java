@@ -99,6 +99,15 @@ class MacAndWindowsStoresTest {
   }
 
   @Test
+  void privilegedMeansRunningAsRoot() throws Exception {
+    Process id = new ProcessBuilder("id", "-u").start();
+    String uid = new String(id.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
+    assertThat(id.waitFor()).isZero();
+    assertThat(TrustStores.Environment.current().privileged()).isEqualTo(uid.equals("0"));
+    assertThat(TrustStores.Environment.current().home()).isEqualTo(Path.of(System.getProperty("user.home")));
+  }
+
+  @Test
   void theMachineDecidesWhichStoresAreOffered() {
     ScriptedRunner everything = new ScriptedRunner("certutil", "security", "update-ca-certificates");
     assertThat(TrustStores.find(ca, new TrustStores.Environment("Windows 11", tmp, false), everything))
