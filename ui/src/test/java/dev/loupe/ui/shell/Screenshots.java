@@ -14,13 +14,13 @@ import javafx.scene.image.WritableImage;
 import javax.imageio.ImageIO;
 
 /** Writes PNGs of scenes into {@code target/screenshots/} for review (works on headless Monocle). */
-final class Screenshots {
-  static final Path DIR = Path.of("target", "screenshots");
+public final class Screenshots {
+  public static final Path DIR = Path.of("target", "screenshots");
 
   private Screenshots() {}
 
   /** Snapshots {@code scene} on the FX thread and writes it as {@code DIR/name}; returns the file. */
-  static Path write(Scene scene, String name) throws Exception {
+  public static Path write(Scene scene, String name) throws Exception {
     CompletableFuture<WritableImage> shot = new CompletableFuture<>();
     Platform.runLater(() -> shot.complete(scene.snapshot(null)));
     WritableImage image = shot.get(10, TimeUnit.SECONDS);
