@@ -3,12 +3,14 @@ package dev.loupe.app;
 import dev.loupe.engine.api.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
+import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsFile;
 import dev.loupe.ui.settings.SettingsViewModel;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import picocli.CommandLine.ParseResult;
@@ -57,8 +59,11 @@ final class DesktopSettings {
     return new Settings(listening, cmd.ignoreHosts, cmd.bodyCap, !cmd.insecure, saved.theme());
   }
 
-  /** Restarts the proxy on {@code engines} when the proxy's part of the settings changed. */
-  static SettingsViewModel.Applier applier(EngineSwitch engines) {
+  /**
+   * Restarts the proxy on {@code engines} when the proxy's part of the settings changed, and
+   * points the system proxy at the new address when Loupe had it switched.
+   */
+  static SettingsViewModel.Applier applier(EngineSwitch engines, SystemProxyService sysProxy) {
     return s -> {
       EngineConfig old = engines.config();
       CapturePolicy capture = old.capture();
@@ -71,7 +76,18 @@ final class DesktopSettings {
       boolean same = next.listen().equals(old.listen())
           && String.valueOf(next.ignoreHosts()).equals(String.valueOf(old.ignoreHosts()))
           && next.capture().equals(old.capture()) && next.insecure() == old.insecure();
-      return LoupeCommand.hostPort((same ? engines.current() : engines.restart(next)).address());
+      if (same) {
+        return LoupeCommand.hostPort(engines.current().address());
+      }
+      InetSocketAddress now = engines.restart(next).address();
+      if (sysProxy != null) {
+        boolean wasOn = sysProxy.isEnabled();
+        if (wasOn) {
+          sysProxy.disable();
+        }
+        sysProxy.listening(now, wasOn);
+      }
+      return LoupeCommand.hostPort(now);
     };
   }
 }

@@ -2,6 +2,7 @@ package dev.loupe.app;
 
 import dev.loupe.ui.shell.DesktopApp;
 import dev.loupe.ui.shell.DesktopContext;
+import dev.loupe.ui.sysproxy.SystemProxyControl;
 import java.util.Locale;
 
 /** Opens the desktop window when this machine has a display. */
@@ -24,5 +25,16 @@ final class DesktopWindow {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** {@code control} reporting {@code reason} as why it cannot switch (the toolbar button is disabled). */
+  static SystemProxyControl unsupported(SystemProxyControl control, String reason) {
+    return new SystemProxyControl() {
+      @Override public String backendName() { return control.backendName(); }
+      @Override public String unsupportedReason() { return reason; }
+      @Override public boolean isEnabled() { return false; }
+      @Override public Result enable() { return new Result(false, reason); }
+      @Override public Result disable() { return new Result(true, "The system proxy was not switched"); }
+    };
   }
 }

@@ -1,6 +1,7 @@
 package dev.loupe.app;
 
 import dev.loupe.app.sysproxy.SystemProxyService;
+import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
 import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
@@ -308,7 +309,10 @@ final class LoupeCommand implements Callable<Integer> {
         try {
           String listening = hostPort(engine.address());
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
-              DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines)));
+              DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
+              reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
+                  "Loupe runs in reverse mode; the system proxy is for regular mode"),
+              CaTrustPort.forThisMachine(ca)));
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {

@@ -66,7 +66,7 @@ class DesktopSettingsTest {
       newPort = probe.getLocalPort();
     }
     try {
-      String now = DesktopSettings.applier(engines).apply(
+      String now = DesktopSettings.applier(engines, null).apply(
           new Settings("127.0.0.1:" + newPort, List.of("internal\\.corp"), "2MiB", true, Settings.Theme.LIGHT));
       assertThat(now).isEqualTo("127.0.0.1:" + newPort);
       assertThat(engines.current()).isNotSameAs(first);
@@ -77,7 +77,7 @@ class DesktopSettingsTest {
 
       // A port someone else holds: the error is reported and the proxy keeps running where it was.
       try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-        assertThatThrownBy(() -> DesktopSettings.applier(engines).apply(
+        assertThatThrownBy(() -> DesktopSettings.applier(engines, null).apply(
             new Settings("127.0.0.1:" + taken.getLocalPort(), List.of(), "2MiB", true, Settings.Theme.LIGHT)))
             .isInstanceOf(java.io.IOException.class);
       }

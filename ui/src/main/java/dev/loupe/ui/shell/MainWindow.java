@@ -13,6 +13,8 @@ import dev.loupe.ui.settings.SettingsFile;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.status.Sparkline;
 import dev.loupe.ui.status.StatusViewModel;
+import dev.loupe.ui.sysproxy.SystemProxyControl;
+import dev.loupe.ui.trust.TrustDialog;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -57,7 +59,8 @@ import org.controlsfx.control.textfield.CustomTextField;
 import org.controlsfx.control.textfield.TextFields;
 
 /**
- * The main window's content: toolbar (capture on/off, clear, export, settings), the filter bar
+ * The main window's content: toolbar (capture on/off, clear, system proxy on/off, trust the CA,
+ * export, settings), the filter bar
  * with its inline error, the live flow table over the detail area, and a status bar (listening
  * address, flow count, memory, throughput sparkline).
  *
@@ -76,6 +79,8 @@ public final class MainWindow implements AutoCloseable {
   private final FlowTableView table;
   private final SplitPane split;
   private final StackPane detailArea = new StackPane();
+  /** The last outcome of a toolbar action (system proxy switched, …), shown in the status bar. */
+  private final javafx.beans.property.StringProperty notice = new javafx.beans.property.SimpleStringProperty("");
   private Settings settings;
   private Scene scene;
   /** Asks where to save (title, suggested name) → file or null; a file chooser unless a test replaces it. */
@@ -110,11 +115,18 @@ public final class MainWindow implements AutoCloseable {
     exportMenu.setId("export");
     exportMenu.disableProperty().bind(export.runningProperty());
 
+    ToggleButton systemProxy = systemProxyToggle(ctx.systemProxy());
+    Button trust = new Button("Trust CA…");
+    trust.setId("trust-ca");
+    trust.setTooltip(new Tooltip("Install Loupe's CA certificate in this machine's and browsers' trust stores"));
+    trust.setOnAction(e -> TrustDialog.show(window(), ctx.trust()));
+
     Button settingsButton = new Button("Settings…");
     settingsButton.setId("settings");
     settingsButton.setOnAction(e -> openSettings());
 
-    ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), exportMenu, settingsButton);
+    ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), systemProxy, trust,
+        new Separator(Orientation.VERTICAL), exportMenu, settingsButton);
     toolbar.setId("toolbar");
 
     CustomTextField filter = (CustomTextField) TextFields.createClearableTextField();
@@ -160,6 +172,42 @@ public final class MainWindow implements AutoCloseable {
     });
   }
 
+  /**
+   * "System proxy": on points the OS proxy at Loupe (the previous settings are saved and restored
+   * on exit, even after a crash). Switching runs external tools, so it happens off the UI thread;
+   * the button is disabled meanwhile and the outcome is shown in the status bar.
+   */
+  private ToggleButton systemProxyToggle(SystemProxyControl control) {
+    ToggleButton toggle = new ToggleButton("System proxy");
+    toggle.setId("system-proxy");
+    String unsupported = control.unsupportedReason();
+    if (unsupported != null) {
+      toggle.setDisable(true);
+      toggle.setTooltip(new Tooltip("Not available: " + unsupported));
+      return toggle;
+    }
+    toggle.setTooltip(new Tooltip("Point this machine's proxy settings (" + control.backendName()
+        + ") at Loupe; they are restored when Loupe exits"));
+    toggle.setSelected(control.isEnabled());
+    toggle.setOnAction(e -> {
+      boolean on = toggle.isSelected();
+      toggle.setDisable(true);
+      notice.set(on ? "Switching the system proxy to Loupe…" : "Restoring the system proxy settings…");
+      Thread t = new Thread(() -> {
+        SystemProxyControl.Result r = on ? control.enable() : control.disable();
+        boolean enabled = control.isEnabled();
+        Platform.runLater(() -> {
+          toggle.setSelected(enabled);
+          toggle.setDisable(false);
+          notice.set(r.message());
+        });
+      }, "loupe-system-proxy");
+      t.setDaemon(true);
+      t.start();
+    });
+    return toggle;
+  }
+
   private StatusBar statusBar() {
     StatusBar bar = new StatusBar();
     bar.setId("status-bar");
@@ -189,7 +237,10 @@ public final class MainWindow implements AutoCloseable {
     Label exportMessage = new Label();
     exportMessage.setId("export-message");
     exportMessage.textProperty().bind(export.messageProperty());
-    bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), exportMessage, exportProgress, cancelExport);
+    Label noticeLabel = new Label();
+    noticeLabel.setId("status-notice");
+    noticeLabel.textProperty().bind(notice);
+    bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), noticeLabel, exportMessage, exportProgress, cancelExport);
     bar.getRightItems().addAll(memory, new Separator(Orientation.VERTICAL), throughput, spark);
     return bar;
   }

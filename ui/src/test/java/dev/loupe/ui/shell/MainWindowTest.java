@@ -32,6 +32,7 @@ class MainWindowTest {
   private TestOrigin origin;
   private FlowListViewModel vm;
   private MainWindow window;
+  private final RecordingSystemProxy systemProxy = new RecordingSystemProxy();
   @org.junit.jupiter.api.io.TempDir
   java.nio.file.Path confdir;
 
@@ -41,7 +42,7 @@ class MainWindowTest {
     origin = TestOrigin.http();
     vm = new FlowListViewModel(proxy.store(), Platform::runLater);
     window = new MainWindow(vm, new DesktopContext(proxy.store(), "127.0.0.1:" + proxy.port(),
-        confdir, Settings.DEFAULTS, s -> "127.0.0.1:" + proxy.port()));
+        confdir, Settings.DEFAULTS, s -> "127.0.0.1:" + proxy.port(), systemProxy, new dev.loupe.ui.trust.FakeTrustPort()));
     stage.setScene(window.scene());
     stage.show();
   }
@@ -181,5 +182,23 @@ class MainWindowTest {
         () -> table.getItems().size() == 3 && table.getItems().stream().allMatch(r -> r.status() != 0));
     robot.interact(() -> table.getSelectionModel().clearAndSelect(1));
     Screenshots.write(main, "main-window-dark.png");
+  }
+
+  @Test
+  void systemProxyToggleSwitchesOffTheUiThreadAndTrustOpensTheDialog(FxRobot robot) throws Exception {
+    robot.clickOn("#system-proxy");
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#system-proxy").queryAs(javafx.scene.control.ToggleButton.class).isDisabled()
+        && robot.lookup("#status-notice").queryAs(Label.class).getText().startsWith("System proxy (GNOME) now points"));
+    assertThat(systemProxy.calls).containsExactly("enable on loupe-system-proxy");
+    assertThat(((javafx.scene.control.ToggleButton) robot.lookup("#system-proxy").query()).isSelected()).isTrue();
+    robot.clickOn("#system-proxy");
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS,
+        () -> robot.lookup("#status-notice").queryAs(Label.class).getText().equals("System proxy settings restored"));
+    assertThat(((javafx.scene.control.ToggleButton) robot.lookup("#system-proxy").query()).isSelected()).isFalse();
+
+    robot.clickOn("#trust-ca");
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#trust-fingerprint").tryQuery().isPresent());
+    assertThat(robot.lookup("#trust-fingerprint").queryAs(TextField.class).getText())
+        .isEqualTo(dev.loupe.ui.trust.FakeTrustPort.FINGERPRINT);
   }
 }

@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * what the actions did. Actions can be held at a gate to observe the dialog while they run, and the
  * threads they ran on are recorded.
  */
-final class FakeTrustPort implements TrustPort {
-  static final String FINGERPRINT =
+public final class FakeTrustPort implements TrustPort {
+  public static final String FINGERPRINT =
       "3A:7F:10:C2:55:9E:01:AB:CD:EF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:10:20:30:40:50:60";
 
   private final Map<String, TrustTarget> targets = new LinkedHashMap<>();
