@@ -41,6 +41,9 @@ public final class FlowTableView extends TableView<FlowRow> {
     setId("flow-table");
     setTableMenuButtonVisible(true); // the column chooser
     setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+    // One row height for all rows: the virtual flow then never measures cells, which made
+    // every batch of new rows re-measure (and re-style) the visible cells.
+    setFixedCellSize(24);
     getColumns().addAll(
         column("#", 60, FlowRow::id),
         text("Time", 100, r -> TIME.format(r.time())),

@@ -75,7 +75,7 @@ class MainWindowTest {
     assertThat(javax.imageio.ImageIO.read(png.toFile()).getWidth()).isEqualTo(1200);
 
     robot.clickOn("#filter").write("status>=400");
-    WaitForAsyncUtils.waitForFxEvents();
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == 1); // matched on a worker
     assertThat(table.getItems()).extracting(FlowRow::path).containsExactly("/status/404?second");
 
     TextField filter = robot.lookup("#filter").queryAs(TextField.class);
