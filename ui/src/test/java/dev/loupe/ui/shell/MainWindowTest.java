@@ -71,6 +71,18 @@ class MainWindowTest {
     assertThat(table.getItems().get(2).size()).isEqualTo(2048);
     assertThat(robot.lookup("#status-bar").queryAs(org.controlsfx.control.StatusBar.class).getText()).endsWith("3 flows");
 
+    // sorting by a column (descending size), then back to arrival order
+    javafx.scene.control.TableColumn<FlowRow, ?> size = table.getColumns().stream()
+        .filter(c -> "col-size".equals(c.getId())).findFirst().orElseThrow();
+    robot.interact(() -> {
+      size.setSortType(javafx.scene.control.TableColumn.SortType.DESCENDING);
+      table.getSortOrder().setAll(java.util.List.of(size));
+    });
+    assertThat(table.getItems()).extracting(FlowRow::path).first().isEqualTo("/bytes/2048?third");
+    robot.interact(() -> table.getSortOrder().clear());
+    assertThat(table.getItems()).extracting(FlowRow::path)
+        .containsExactly("/status/200?first", "/status/404?second", "/bytes/2048?third");
+
     java.nio.file.Path png = Screenshots.write(table.getScene(), "main-window-light.png");
     assertThat(javax.imageio.ImageIO.read(png.toFile()).getWidth()).isEqualTo(1200);
 
