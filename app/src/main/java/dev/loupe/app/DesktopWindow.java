@@ -1,7 +1,8 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.shell.DesktopApp;
+import dev.loupe.ui.shell.DesktopContext;
+import dev.loupe.ui.sysproxy.SystemProxyControl;
 import java.util.Locale;
 
 /** Opens the desktop window when this machine has a display. */
@@ -18,11 +19,22 @@ final class DesktopWindow {
   }
 
   /** Shows the window and returns when the user closes it. */
-  static void showAndWait(FlowStore store, String listening) {
+  static void showAndWait(DesktopContext ctx) {
     try {
-      DesktopApp.showAndWait(store, listening);
+      DesktopApp.showAndWait(ctx);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** {@code control} reporting {@code reason} as why it cannot switch (the toolbar button is disabled). */
+  static SystemProxyControl unsupported(SystemProxyControl control, String reason) {
+    return new SystemProxyControl() {
+      @Override public String backendName() { return control.backendName(); }
+      @Override public String unsupportedReason() { return reason; }
+      @Override public boolean isEnabled() { return false; }
+      @Override public Result enable() { return new Result(false, reason); }
+      @Override public Result disable() { return new Result(true, "The system proxy was not switched"); }
+    };
   }
 }

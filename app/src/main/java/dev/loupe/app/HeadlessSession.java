@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A running headless session: prints a line per completed flow (like mitmdump) and, on SIGINT or
@@ -27,14 +28,15 @@ final class HeadlessSession {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
-  private final ProxyEngine engine;
+  private final Supplier<ProxyEngine> engine;
   private final FlowStore store;
   private final Path har;
   private final PrintStream out;
   private final FlowStore.Subscription printer;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  HeadlessSession(ProxyEngine engine, FlowStore store, Path har, PrintStream out) {
+  /** {@code engine} gives the proxy running at shutdown (the settings may have restarted it). */
+  HeadlessSession(Supplier<ProxyEngine> engine, FlowStore store, Path har, PrintStream out) {
     this.engine = engine;
     this.store = store;
     this.har = har;
@@ -50,7 +52,7 @@ final class HeadlessSession {
 
   private void shutdown() {
     try {
-      engine.close();
+      engine.get().close();
       if (printer != null) {
         printer.awaitIdle(2, TimeUnit.SECONDS);
         printer.close();

@@ -1,5 +1,7 @@
 package dev.loupe.app;
 
+import dev.loupe.app.sysproxy.SystemProxyService;
+import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
 import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
@@ -10,6 +12,8 @@ import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.api.ServerCertificate;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.ui.settings.Settings;
+import dev.loupe.ui.shell.DesktopContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -129,6 +133,15 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = {"-q", "--quiet"}, description = "Do not print a line per flow.")
   boolean quiet;
 
+  @Option(names = "--system-proxy",
+      description = "Point the system's HTTP and HTTPS proxy (GNOME, KDE, macOS, Windows) at Loupe while it runs;"
+          + " the previous settings are saved first and restored on exit (after a crash: on the next start).")
+  boolean systemProxy;
+
+  @Option(names = "--restore-system-proxy",
+      description = "Restore the system proxy settings a Loupe saved (e.g. one killed while switched), then exit.")
+  boolean restoreSystemProxy;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -156,6 +169,15 @@ final class LoupeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (restoreSystemProxy) {
+      return SystemProxyService.restoreCommand(confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
+          System.out, System.err);
+    }
+    Settings saved = null;
+    if (!headless) { // the desktop window's saved settings fill in options not given here
+      saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
+      DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
+    }
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
     }
@@ -209,14 +231,11 @@ final class LoupeCommand implements Callable<Integer> {
       throw new UsageError("--cert/--key are for reverse mode (regular mode mints certificates with the Loupe CA)");
     }
     UserCertificate userCertificate = cert == null ? null : UserCertificate.load(cert, key);
-    Pattern ignore = null;
-    if (!ignoreHosts.isEmpty()) {
-      try {
-        ignore = Pattern.compile(String.join("|", ignoreHosts.stream().map(r -> "(?:" + r + ")").toList()),
-            Pattern.CASE_INSENSITIVE);
-      } catch (PatternSyntaxException e) {
-        throw new UsageError("--ignore-hosts: invalid regex: " + e.getDescription());
-      }
+    Pattern ignore;
+    try {
+      ignore = ignorePattern(ignoreHosts);
+    } catch (PatternSyntaxException e) {
+      throw new UsageError("--ignore-hosts: invalid regex: " + e.getDescription());
     }
     List<X509Certificate> extraCas = new ArrayList<>();
     for (Path p : trustCa) {
@@ -230,6 +249,11 @@ final class LoupeCommand implements Callable<Integer> {
     }
 
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    if (systemProxy && reverse != null) {
+      throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
+    }
+    // Restores what a crashed Loupe left switched; with --system-proxy, refuses early if another Loupe has it.
+    SystemProxyService sysProxy = SystemProxyService.atStartup(dir, systemProxy, System.out);
     CertificateAuthority ca;
     try {
       ca = CertificateAuthority.loadOrCreate(dir, algorithm);
@@ -261,8 +285,9 @@ final class LoupeCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
+    EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engine, store, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -277,11 +302,18 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
     out.flush();
+    sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
         try {
-          DesktopWindow.showAndWait(store, hostPort(engine.address()));
+          String listening = hostPort(engine.address());
+          DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
+              DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
+              reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
+                  "Loupe runs in reverse mode; the system proxy is for regular mode"),
+              CaTrustPort.forThisMachine(ca)));
+          sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {
           noDisplay = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
@@ -292,6 +324,12 @@ final class LoupeCommand implements Callable<Integer> {
     }
     session.runUntilShutdown();
     return 0;
+  }
+
+  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
+  static Pattern ignorePattern(List<String> regexes) {
+    return regexes.isEmpty() ? null
+        : Pattern.compile(String.join("|", regexes.stream().map(r -> "(?:" + r + ")").toList()), Pattern.CASE_INSENSITIVE);
   }
 
   static String hostPort(InetSocketAddress a) {

@@ -22,7 +22,14 @@ import org.junit.jupiter.api.Timeout;
 class ArchitectureTest {
   private static final List<Class<?>> PUBLIC_API =
       List.of(CertificateAuthority.class, LeafCertificate.class, CaException.class,
-          ConfigDirectory.class, KeyAlgorithm.class);
+          ConfigDirectory.class, KeyAlgorithm.class,
+          dev.loupe.ca.trust.TrustStores.class, dev.loupe.ca.trust.TrustStore.class,
+          dev.loupe.ca.trust.TrustStatus.class, dev.loupe.ca.trust.TrustResult.class,
+          dev.loupe.ca.trust.CaCertificate.class, dev.loupe.ca.trust.CommandRunner.class,
+          dev.loupe.ca.trust.CommandResult.class, dev.loupe.ca.trust.ProcessCommandRunner.class,
+          dev.loupe.ca.trust.NssDatabase.class, dev.loupe.ca.trust.AnchorDirectoryStore.class,
+          dev.loupe.ca.trust.MacKeychainStore.class, dev.loupe.ca.trust.WindowsRootStore.class,
+          dev.loupe.ca.trust.FirefoxProfiles.class);
 
   @Test
   void onlyInternalBcImportsBouncyCastle() {
@@ -78,7 +85,7 @@ class ArchitectureTest {
         c = c.getComponentType();
       }
       boolean allowed = c.isPrimitive() || c.getName().startsWith("java.")
-          || (c.getPackageName().equals("dev.loupe.ca"));
+          || c.getPackageName().equals("dev.loupe.ca") || c.getPackageName().equals("dev.loupe.ca.trust");
       if (!allowed) {
         offenders.add(where + " exposes " + c.getName());
       }

@@ -54,7 +54,7 @@ public final class DetailPane {
     BorderPane content = new BorderPane(tabs);
     content.setTop(title);
     Label hint = new Label("Select a flow to see its request, response, connection and timing");
-    hint.getStyleClass().add("detail-placeholder");
+    hint.getStyleClass().add("detail-hint");
     root.getChildren().setAll(vm.flowProperty().get() == null ? hint : content);
     vm.flowProperty().addListener((o, was, now) -> root.getChildren().setAll(now == null ? hint : content));
     tabs.getSelectionModel().select(response); // what most users look at first; their later choice stays

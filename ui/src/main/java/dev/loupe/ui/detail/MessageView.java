@@ -40,7 +40,7 @@ final class MessageView {
     tabs.getStyleClass().add("message-tabs");
 
     Label absent = new Label(id.equals("request") ? "No request yet" : "No response yet");
-    absent.getStyleClass().add("detail-placeholder");
+    absent.getStyleClass().add("detail-hint");
     root.setTop(summary);
     root.setCenter(vm.presentProperty().get() ? tabs : absent);
     vm.presentProperty().addListener((o, was, now) -> root.setCenter(now ? tabs : absent));

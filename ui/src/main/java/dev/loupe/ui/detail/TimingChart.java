@@ -34,7 +34,7 @@ final class TimingChart extends Region {
     getChildren().clear();
     if (phases.isEmpty()) {
       Label none = new Label("No timings recorded for this flow");
-      none.getStyleClass().add("detail-placeholder");
+      none.getStyleClass().add("detail-hint");
       getChildren().add(none);
       requestLayout();
       return;

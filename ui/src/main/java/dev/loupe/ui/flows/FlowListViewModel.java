@@ -31,7 +31,10 @@ import javafx.collections.transformation.FilteredList;
  *
  * <p>{@link #visibleRows()} is the rows the filter lets through ({@link #filter(String)}, the shared
  * filter language); a syntax error leaves the previous filter in force and is reported in
- * {@link #filterErrorProperty()}.
+ * {@link #filterErrorProperty()}. A new filter is matched against the rows already there on a
+ * worker thread (a body search over 100,000 flows takes a while); the UI thread then only looks
+ * the answers up, and rows that arrived or changed meanwhile are matched as they come. While
+ * the user types, only the newest expression's answer is applied.
  *
  * <p>All list and property changes happen on the UI thread ({@link FxThread}); the view model holds
  * no JavaFX nodes and is tested without a display.
@@ -53,14 +56,24 @@ public final class FlowListViewModel implements AutoCloseable {
   private final FlowStore.Subscription subscription;
   private final ScheduledExecutorService pulse;
   private Filter filter = Filter.ALL;
+  private final java.util.concurrent.Executor filterWorker;
+  /** Increases with each {@link #filter} call; an older answer is dropped (UI thread only). */
+  private long filterGeneration;
+  private final javafx.beans.property.ReadOnlyBooleanWrapper filtering = new javafx.beans.property.ReadOnlyBooleanWrapper(this, "filtering");
 
   /** Follows {@code store} from now on (flows already in it are loaded first). */
   public FlowListViewModel(FlowStore store, FxThread fx) {
-    this(store, fx, DEFAULT_PULSES_PER_SECOND);
+    this(store, fx, DEFAULT_PULSES_PER_SECOND, null);
   }
 
-  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond) {
+  /** {@code filterWorker} null: a daemon thread of its own. */
+  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond, java.util.concurrent.Executor filterWorker) {
     this.fx = fx;
+    this.filterWorker = filterWorker != null ? filterWorker : Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "loupe-ui-filter");
+      t.setDaemon(true);
+      return t;
+    });
     this.subscription = store.subscribe(this::onEvent, 100_000);
     for (Flow f : store.snapshot()) {
       record(f);
@@ -109,7 +122,38 @@ public final class FlowListViewModel implements AutoCloseable {
       return;
     }
     Filter f = filter;
-    visible.setPredicate(f == Filter.ALL ? r -> true : r -> f.test(r.flow()));
+    long generation = ++filterGeneration;
+    if (f == Filter.ALL) {
+      filtering.set(false);
+      visible.setPredicate(null);
+      return;
+    }
+    FlowRow[] snapshot = rows.toArray(new FlowRow[0]);
+    filtering.set(true);
+    filterWorker.execute(() -> {
+      java.util.BitSet matches = new java.util.BitSet(snapshot.length);
+      for (int i = 0; i < snapshot.length; i++) {
+        if (f.test(snapshot[i].flow())) {
+          matches.set(i);
+        }
+      }
+      fx.post(() -> {
+        if (generation != filterGeneration) {
+          return; // the user typed on
+        }
+        filtering.set(false);
+        visible.setPredicate(r -> {
+          Integer i = indexById.get(r.id());
+          // the answer computed on the worker, unless the row was replaced (updated) since
+          return i != null && i < snapshot.length && snapshot[i] == r ? matches.get(i) : f.test(r.flow());
+        });
+      });
+    });
+  }
+
+  /** True from a {@link #filter} call until its answer is applied. */
+  public javafx.beans.property.ReadOnlyBooleanProperty filteringProperty() {
+    return filtering.getReadOnlyProperty();
   }
 
   /** Forgets every row (the store is cleared separately). Call on the UI thread. */
@@ -175,6 +219,9 @@ public final class FlowListViewModel implements AutoCloseable {
 
   @Override
   public void close() {
+    if (filterWorker instanceof java.util.concurrent.ExecutorService own) {
+      own.shutdownNow();
+    }
     if (pulse != null) {
       pulse.shutdownNow();
     }

@@ -20,19 +20,37 @@ public final class FlowTableView extends TableView<FlowRow> {
       DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
   public FlowTableView(FlowListViewModel vm) {
+    // Unsorted (arrival order), the table shows the filtered rows directly; a SortedList sits in
+    // between only while the user sorts by a column: it inserts each new row by binary search and
+    // array copy, which made 100,000 arriving rows cost seconds of UI-thread time.
     SortedList<FlowRow> sorted = new SortedList<>(vm.visibleRows());
-    sorted.comparatorProperty().bind(comparatorProperty());
-    setItems(sorted);
+    setItems(vm.visibleRows());
+    setSortPolicy(t -> {
+      boolean sorting = !getSortOrder().isEmpty();
+      if (sorting) {
+        sorted.setComparator(getComparator());
+        if (getItems() != sorted) {
+          setItems(sorted);
+        }
+      } else if (getItems() != vm.visibleRows()) {
+        setItems(vm.visibleRows());
+        sorted.setComparator(null);
+      }
+      return true;
+    });
     setId("flow-table");
     setTableMenuButtonVisible(true); // the column chooser
     setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+    // One row height for all rows: the virtual flow then never measures cells, which made
+    // every batch of new rows re-measure (and re-style) the visible cells.
+    setFixedCellSize(24);
     getColumns().addAll(
         column("#", 60, FlowRow::id),
         text("Time", 100, r -> TIME.format(r.time())),
         text("Method", 70, FlowRow::method),
         text("Host", 200, FlowRow::host),
         text("Path", 320, FlowRow::path),
-        text("Status", 60, r -> r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status())),
+        statusColumn(),
         text("Type", 140, FlowRow::contentType),
         sizeColumn(),
         text("Duration", 80, r -> r.durationMs() < 0 ? "" : String.format(Locale.ROOT, "%.0f ms", r.durationMs())),
@@ -52,6 +70,30 @@ public final class FlowTableView extends TableView<FlowRow> {
         }
       }
     });
+  }
+
+  /** The status code, coloured for 4xx/5xx ({@code status-4xx}, {@code status-5xx}); ERR or … without one. */
+  private static TableColumn<FlowRow, FlowRow> statusColumn() {
+    TableColumn<FlowRow, FlowRow> c = column("Status", 60, r -> r);
+    c.setComparator(java.util.Comparator.comparingInt(FlowRow::status));
+    c.setCellFactory(col -> new javafx.scene.control.TableCell<>() {
+      @Override
+      protected void updateItem(FlowRow r, boolean empty) {
+        super.updateItem(r, empty);
+        getStyleClass().removeAll("status-4xx", "status-5xx");
+        if (empty || r == null) {
+          setText(null);
+          return;
+        }
+        setText(r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status()));
+        if (r.status() >= 500) {
+          getStyleClass().add("status-5xx");
+        } else if (r.status() >= 400) {
+          getStyleClass().add("status-4xx");
+        }
+      }
+    });
+    return c;
   }
 
   /** Sorts by bytes, shows them as 335 B, 12.4 KiB, 18.5 MiB. */

@@ -1,6 +1,5 @@
 package dev.loupe.ui.shell;
 
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.flows.FlowListViewModel;
 import java.util.concurrent.CountDownLatch;
 import javafx.application.Platform;
@@ -15,17 +14,28 @@ import javafx.stage.Stage;
 public final class DesktopApp {
   private DesktopApp() {}
 
-  /** Shows the window titled "Loupe — LISTENING" and returns when the user closes it. */
-  public static void showAndWait(FlowStore store, String listening) throws InterruptedException {
+  /**
+   * Shows the window titled "Loupe — LISTENING", laid out as the user left it, and returns when
+   * the user closes it (the layout is saved then).
+   */
+  public static void showAndWait(DesktopContext ctx) throws InterruptedException {
     CountDownLatch closed = new CountDownLatch(1);
     Platform.setImplicitExit(true);
     Platform.startup(() -> {
-      FlowListViewModel vm = new FlowListViewModel(store, Platform::runLater);
-      MainWindow window = new MainWindow(vm, store, listening);
+      FlowListViewModel vm = new FlowListViewModel(ctx.store(), Platform::runLater);
+      MainWindow window = new MainWindow(vm, ctx);
+      WindowLayout layout = WindowLayout.load(ctx.confdir());
       Stage stage = new Stage();
-      stage.setTitle("Loupe — " + listening);
-      stage.setScene(window.scene());
+      stage.setTitle("Loupe — " + ctx.listening());
+      stage.setScene(window.scene(layout));
+      if (!Double.isNaN(layout.x())) {
+        stage.setX(layout.x());
+        stage.setY(layout.y());
+      }
+      stage.setMaximized(layout.maximized());
+      stage.setOnCloseRequest(e -> window.layout(stage).save(ctx.confdir()));
       stage.setOnHidden(e -> {
+        window.close();
         vm.close();
         closed.countDown();
       });

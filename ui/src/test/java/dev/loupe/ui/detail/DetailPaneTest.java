@@ -175,6 +175,10 @@ class DetailPaneTest {
     assertThat(tree.getRoot().getChildren().get(1).getChildren()).hasSize(2);
     assertThat(robot.lookup("#response-body-note").queryLabeled().getText()).startsWith("decoded from gzip");
     Screenshots.write(scene, "detail-json.png");
+    String dark = DetailPane.class.getResource("/dev/loupe/ui/loupe-dark.css").toExternalForm();
+    robot.interact(() -> scene.getStylesheets().add(dark));
+    Screenshots.write(scene, "detail-json-dark.png");
+    robot.interact(() -> scene.getStylesheets().remove(dark));
 
     // The chooser forces hex.
     robot.interact(() -> vm.response().body().modeProperty().set(ViewerMode.HEX));

@@ -74,7 +74,7 @@ class FlowListViewModelTest {
   void flowsBecomeRowsInArrivalOrderAndUpdatesReplaceTheirRow() {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
-    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       Flow a = flow(store, "GET", "example.com", "/a");
       Flow b = flow(store, "POST", "api.example.com", "/b?x=1");
       store.add(a);
@@ -102,7 +102,7 @@ class FlowListViewModelTest {
   void aBurstOfEventsIsOneBatchWithOneAdditionPerBatch() {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
-    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       List<ListChangeListener.Change<? extends FlowRow>> changes = new ArrayList<>();
       vm.rows().addListener((ListChangeListener<FlowRow>) c -> changes.add(c));
       for (int i = 0; i < 5_000; i++) {
@@ -125,7 +125,7 @@ class FlowListViewModelTest {
   void theFilterNarrowsTheVisibleRowsAndASyntaxErrorKeepsThePreviousOne() {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
-    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0)) {
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       Flow ok = flow(store, "GET", "example.com", "/ok");
       Flow bad = flow(store, "POST", "api.example.com", "/fail");
       store.add(ok);
@@ -137,10 +137,12 @@ class FlowListViewModelTest {
       pulse(vm, fx);
 
       vm.filter("status>=400 & ~m POST");
+      fx.runAll(); // the worker's answer
       assertThat(vm.visibleRows()).extracting(FlowRow::path).containsExactly("/fail");
       assertThat(vm.filterErrorProperty().get()).isEmpty();
 
       vm.filter("(~d example");
+      fx.runAll();
       assertThat(vm.filterErrorProperty().get()).contains("')'");
       assertThat(vm.visibleRows()).as("previous filter still applies").extracting(FlowRow::path)
           .containsExactly("/fail");
@@ -154,7 +156,7 @@ class FlowListViewModelTest {
   void thePulseAppliesBatchesByItself() throws Exception {
     FlowStore store = new FlowStore();
     ManualFx fx = new ManualFx();
-    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30)) {
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30, Runnable::run)) {
       store.add(flow(store, "GET", "example.com", "/pulsed"));
       assertThat(fx.runNext(10, TimeUnit.SECONDS)).as("the pulse posted a batch").isTrue();
       assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/pulsed");
@@ -166,5 +168,36 @@ class FlowListViewModelTest {
     assertThat(FlowRow.humanBytes(335)).isEqualTo("335 B");
     assertThat(FlowRow.humanBytes(2048)).isEqualTo("2.0 KiB");
     assertThat(FlowRow.humanBytes(19_415_010)).isEqualTo("19 MiB");
+  }
+
+  @Test
+  void theFilterRunsOnAWorkerAndOnlyTheNewestAnswerIsAppliedWithRowsUpdatedMeanwhileMatchedAnew() {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    java.util.concurrent.LinkedBlockingQueue<Runnable> worker = new java.util.concurrent.LinkedBlockingQueue<>();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, worker::add)) {
+      Flow done = flow(store, "GET", "example.com", "/done");
+      Flow late = flow(store, "POST", "example.com", "/late");
+      store.add(done);
+      store.add(late);
+      respond(done, 404, "text/html", 10);
+      store.completed(done);
+      pulse(vm, fx);
+
+      vm.filter("~m GET");
+      vm.filter("status>=400"); // typed on before the first answer came
+      assertThat(vm.filteringProperty().get()).isTrue();
+      assertThat(vm.visibleRows()).as("nothing changes until the answer").hasSize(2);
+
+      respond(late, 503, "text/html", 10); // /late answers while the worker matches the old rows
+      store.completed(late);
+      pulse(vm, fx);
+
+      worker.forEach(Runnable::run);
+      fx.runAll();
+      assertThat(vm.filteringProperty().get()).isFalse();
+      assertThat(vm.visibleRows()).extracting(FlowRow::path).as("status>=400, /late matched with its new status")
+          .containsExactly("/done", "/late");
+    }
   }
 }

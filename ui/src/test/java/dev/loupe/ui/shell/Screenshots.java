@@ -15,7 +15,7 @@ import javax.imageio.ImageIO;
 
 /** Writes PNGs of scenes into {@code target/screenshots/} for review (works on headless Monocle). */
 public final class Screenshots {
-  static final Path DIR = Path.of("target", "screenshots");
+  public static final Path DIR = Path.of("target", "screenshots");
 
   private Screenshots() {}
 

@@ -1,0 +1,72 @@
+package dev.loupe.app.sysproxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loupe.app.Main;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The two command-line options, in-process, on paths that never run a settings tool (the real
+ * switching runs in GsettingsSystemProxyTest, isolated from this machine's desktop).
+ */
+@Timeout(60)
+class SystemProxyCommandLineTest {
+  @TempDir Path tmp;
+
+  private record Run(int code, String out, String err) {}
+
+  private Run run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      int code = Main.run(args);
+      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+
+  @Test
+  void restoreWithoutStateSaysNothingToRestoreAndExits0() throws Exception {
+    Run r = run("--restore-system-proxy", "--confdir", tmp.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).startsWith("Loupe: nothing to restore").contains(tmp.toString());
+    try (Stream<Path> files = Files.list(tmp)) {
+      assertThat(files).isEmpty(); // no CA, no state: it only looked
+    }
+  }
+
+  @Test
+  void aCorruptStateFileIsReportedAndExits1() throws Exception {
+    Files.writeString(tmp.resolve("system-proxy.json"), "{not json");
+    Run r = run("--restore-system-proxy", "--confdir", tmp.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).startsWith("loupe: cannot read " + tmp.resolve("system-proxy.json"));
+    assertThat(tmp.resolve("system-proxy.json")).exists();
+  }
+
+  @Test
+  void systemProxyIsForRegularModeOnly() {
+    Run r = run("--headless", "--system-proxy", "--mode", "reverse:https://127.0.0.1:1", "--confdir", tmp.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).startsWith("loupe: --system-proxy is for regular mode");
+  }
+
+  @Test
+  void helpListsBothOptions() {
+    assertThat(run("--help").out()).contains("--system-proxy", "--restore-system-proxy");
+  }
+}

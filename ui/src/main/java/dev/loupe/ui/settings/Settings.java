@@ -1,0 +1,37 @@
+package dev.loupe.ui.settings;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the user sets in the Settings dialog, persisted as {@code settings.json} in Loupe's
+ * configuration directory. Command-line options given explicitly win over these.
+ *
+ * @param listen            where the proxy listens, {@code HOST:PORT}
+ * @param ignoreHosts       regexes of hosts relayed as opaque tunnels (not intercepted)
+ * @param bodyCap           bytes of each body kept in memory, e.g. {@code 1MiB}
+ * @param verifyUpstreamTls verify origin certificates (off is dangerous; the UI warns)
+ * @param theme             the window's colours
+ */
+public record Settings(String listen, List<String> ignoreHosts, String bodyCap, boolean verifyUpstreamTls, Theme theme) {
+  /** The window's colours. */
+  public enum Theme { LIGHT, DARK }
+
+  /** Loupe's defaults: loopback 8080, nothing ignored, 1 MiB bodies, verified TLS, light. */
+  public static final Settings DEFAULTS = new Settings("127.0.0.1:8080", List.of(), "1MiB", true, Theme.LIGHT);
+
+  public Settings {
+    Objects.requireNonNull(listen, "listen");
+    ignoreHosts = List.copyOf(ignoreHosts);
+    Objects.requireNonNull(bodyCap, "bodyCap");
+    Objects.requireNonNull(theme, "theme");
+  }
+
+  public Settings withTheme(Theme t) {
+    return new Settings(listen, ignoreHosts, bodyCap, verifyUpstreamTls, t);
+  }
+
+  public Settings withListen(String l) {
+    return new Settings(l, ignoreHosts, bodyCap, verifyUpstreamTls, theme);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.loupe.ui.shell;
+
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.ui.settings.Settings;
+import dev.loupe.ui.settings.SettingsViewModel;
+import dev.loupe.ui.sysproxy.SystemProxyControl;
+import dev.loupe.ui.trust.TrustPort;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What the desktop window needs from the app that starts it: the flows, where the proxy listens,
+ * the configuration directory (settings and layout live there), the settings in force, and how to
+ * apply changed settings to the running proxy.
+ *
+ * @param applier     applies saved settings; returns the address the proxy then listens on
+ * @param systemProxy switches the OS proxy to Loupe and back (its {@code unsupportedReason} says
+ *                    when it cannot, e.g. in reverse mode)
+ * @param trust       the CA trust dialog's port
+ */
+public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+    SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust) {
+  public DesktopContext {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(listening, "listening");
+    Objects.requireNonNull(confdir, "confdir");
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(applier, "applier");
+    Objects.requireNonNull(systemProxy, "systemProxy");
+    Objects.requireNonNull(trust, "trust");
+  }
+}
