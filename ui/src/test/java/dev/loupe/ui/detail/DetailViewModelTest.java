@@ -316,17 +316,4 @@ class DetailViewModelTest {
     assertThat(vm.response().headers()).isEmpty();
   }
 
-  @Test
-  void copyAsCurlAndUrl() {
-    Flow f = flow(1, "text/plain", null, new byte[0]);
-    assertThat(CopyAs.url(f)).isEqualTo("https://api.example.com/v1/items?q=caf%C3%A9&n=2");
-    assertThat(CopyAs.curl(f)).isEqualTo("curl 'https://api.example.com/v1/items?q=caf%C3%A9&n=2' \\\n"
-        + "  -H 'Content-Type: application/x-www-form-urlencoded' \\\n  --data-binary 'name=Ann+Lee&age=42'");
-    Flow g = new Flow(2, Instant.now(), new CapturePolicy(1024, false, spill));
-    g.clientProtocol("HTTP/2");
-    g.request(new RequestHead("DELETE", "http", "h", 8080, "/it's", "HTTP/2", Headers.of("accept-encoding", "gzip")));
-    assertThat(CopyAs.curl(g)).isEqualTo("curl -X DELETE --http2 'http://h:8080/it'\\''s' \\\n"
-        + "  -H 'accept-encoding: gzip' \\\n  --compressed");
-    assertThat(CopyAs.curl(new Flow(3, Instant.now(), new CapturePolicy(1, false, spill)))).isNull();
-  }
 }
