@@ -46,6 +46,9 @@ final class DesktopSettings {
     if (!given.hasMatchedOption("--ignore-hosts")) {
       cmd.ignoreHosts = new ArrayList<>(s.ignoreHosts());
     }
+    if (!given.hasMatchedOption("--upstream-proxy")) {
+      cmd.upstreamProxy = s.upstreamProxy().isEmpty() ? null : s.upstreamProxy();
+    }
     if (!given.hasMatchedOption("--body-cap")) {
       cmd.bodyCap = s.bodyCap();
     }
@@ -56,7 +59,8 @@ final class DesktopSettings {
 
   /** The settings as they apply now, for the dialog to start from. */
   static Settings current(Settings saved, LoupeCommand cmd, String listening) {
-    return new Settings(listening, cmd.ignoreHosts, cmd.bodyCap, !cmd.insecure, saved.theme());
+    return new Settings(listening, cmd.ignoreHosts, cmd.upstreamProxy == null ? "" : cmd.upstreamProxy, cmd.bodyCap,
+        !cmd.insecure, saved.theme());
   }
 
   /**
@@ -72,10 +76,12 @@ final class DesktopSettings {
           .ignoreHosts(LoupeCommand.ignorePattern(s.ignoreHosts()))
           .capture(new CapturePolicy((int) ByteSizes.parse(s.bodyCap()), capture.spill(), capture.spillDir()))
           .insecure(!s.verifyUpstreamTls())
+          .upstreamProxy(s.upstreamProxy().isEmpty() ? null : EngineConfig.UpstreamProxy.parse(s.upstreamProxy()))
           .build();
       boolean same = next.listen().equals(old.listen())
           && String.valueOf(next.ignoreHosts()).equals(String.valueOf(old.ignoreHosts()))
-          && next.capture().equals(old.capture()) && next.insecure() == old.insecure();
+          && next.capture().equals(old.capture()) && next.insecure() == old.insecure()
+          && java.util.Objects.equals(next.upstreamProxy(), old.upstreamProxy());
       if (same) {
         return LoupeCommand.hostPort(engines.current().address());
       }

@@ -130,6 +130,11 @@ final class LoupeCommand implements Callable<Integer> {
           + " agrees by ALPN, else HTTP/1.1), h1, or h2 (h2c prior knowledge for http:// origins).")
   String upstreamProtocol;
 
+  @Option(names = "--upstream-proxy", paramLabel = "URL",
+      description = "Reach origins through this HTTP proxy (http://[user:pass@]host:port): a CONNECT tunnel per"
+          + " origin connection; origin certificates are still verified.")
+  String upstreamProxy;
+
   @Option(names = {"-q", "--quiet"}, description = "Do not print a line per flow.")
   boolean quiet;
 
@@ -214,6 +219,14 @@ final class LoupeCommand implements Callable<Integer> {
       case "h2", "http/2", "http2" -> EngineConfig.UpstreamProtocol.H2;
       default -> throw new UsageError("--upstream-protocol: expected auto, h1 or h2, got '" + upstreamProtocol + "'");
     };
+    EngineConfig.UpstreamProxy viaProxy = null;
+    if (upstreamProxy != null && !upstreamProxy.isBlank()) {
+      try {
+        viaProxy = EngineConfig.UpstreamProxy.parse(upstreamProxy);
+      } catch (IllegalArgumentException e) {
+        throw new UsageError("--upstream-proxy: " + e.getMessage());
+      }
+    }
     EngineConfig.Reverse reverse = null;
     if (mode.startsWith("reverse:")) {
       try {
@@ -275,6 +288,7 @@ final class LoupeCommand implements Callable<Integer> {
         .capture(new CapturePolicy((int) cap, !noSpill, Path.of(System.getProperty("java.io.tmpdir"))))
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
+        .upstreamProxy(viaProxy)
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)

@@ -30,7 +30,8 @@ class DesktopSettingsTest {
 
   @Test
   void optionsGivenOnTheCommandLineWinOverSavedSettings() {
-    Settings saved = new Settings("127.0.0.1:9555", List.of("bank\\.example"), "8MiB", false, Settings.Theme.DARK);
+    Settings saved = new Settings("127.0.0.1:9555", List.of("bank\\.example"), "http://proxy.corp:3128", "8MiB", false,
+        Settings.Theme.DARK);
     LoupeCommand cmd = new LoupeCommand();
     CommandLine cli = new CommandLine(cmd);
     CommandLine.ParseResult given = cli.parseArgs("--listen", "127.0.0.1:7000", "--body-cap", "2MiB");
@@ -39,6 +40,7 @@ class DesktopSettingsTest {
     assertThat(cmd.bodyCap).isEqualTo("2MiB");
     assertThat(cmd.ignoreHosts).containsExactly("bank\\.example");
     assertThat(cmd.insecure).isTrue();
+    assertThat(cmd.upstreamProxy).isEqualTo("http://proxy.corp:3128");
   }
 
   @Test
@@ -67,7 +69,7 @@ class DesktopSettingsTest {
     }
     try {
       String now = DesktopSettings.applier(engines, null).apply(
-          new Settings("127.0.0.1:" + newPort, List.of("internal\\.corp"), "2MiB", true, Settings.Theme.LIGHT));
+          new Settings("127.0.0.1:" + newPort, List.of("internal\\.corp"), "", "2MiB", true, Settings.Theme.LIGHT));
       assertThat(now).isEqualTo("127.0.0.1:" + newPort);
       assertThat(engines.current()).isNotSameAs(first);
       assertThat(engines.config().ignoreHosts().pattern()).isEqualTo("(?:internal\\.corp)");
@@ -78,7 +80,7 @@ class DesktopSettingsTest {
       // A port someone else holds: the error is reported and the proxy keeps running where it was.
       try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
         assertThatThrownBy(() -> DesktopSettings.applier(engines, null).apply(
-            new Settings("127.0.0.1:" + taken.getLocalPort(), List.of(), "2MiB", true, Settings.Theme.LIGHT)))
+            new Settings("127.0.0.1:" + taken.getLocalPort(), List.of(), "", "2MiB", true, Settings.Theme.LIGHT)))
             .isInstanceOf(java.io.IOException.class);
       }
       assertThat(engines.current().address().getPort()).isEqualTo(newPort);

@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * @param reverse            reverse mode's origin, or null for the regular (explicit proxy) mode
  * @param upstreamProtocol   what the server leg speaks (default AUTO: HTTP/2 when the client spoke it
  *                           and the origin agrees by ALPN, else HTTP/1.1)
+ * @param upstreamProxy      an HTTP proxy every origin connection goes through (a CONNECT tunnel per
+ *                           connection), or null to connect directly
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -42,7 +44,59 @@ public record EngineConfig(
     int maxIdlePerOrigin,
     int ioThreads,
     UpstreamProtocol upstreamProtocol,
-    Reverse reverse) {
+    Reverse reverse,
+    UpstreamProxy upstreamProxy) {
+
+  /**
+   * An HTTP proxy Loupe itself goes through (a corporate proxy): {@code http://[user:pass@]host:port}.
+   * Each origin connection is a CONNECT tunnel through it; TLS to the origin runs inside the tunnel,
+   * so the origin's certificate is verified as usual.
+   *
+   * @param username null without credentials (then {@code password} is null too)
+   */
+  public record UpstreamProxy(String host, int port, String username, String password) {
+    public UpstreamProxy {
+      Objects.requireNonNull(host, "host");
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("upstream proxy port out of range: " + port);
+      }
+    }
+
+    /** Parses {@code http://[user:pass@]host:port} (scheme optional; port required). */
+    public static UpstreamProxy parse(String text) {
+      String s = text.trim();
+      java.net.URI uri;
+      try {
+        uri = new java.net.URI(s.contains("://") ? s : "http://" + s);
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("not a proxy URL: '" + text + "' (expected http://host:port)");
+      }
+      if (!"http".equalsIgnoreCase(uri.getScheme())) {
+        throw new IllegalArgumentException("upstream proxy must be an http:// proxy, not '" + uri.getScheme() + "'");
+      }
+      if (uri.getHost() == null || uri.getPort() < 0) {
+        throw new IllegalArgumentException("upstream proxy needs a host and a port: '" + text + "' (e.g. http://proxy.corp:3128)");
+      }
+      if (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")) {
+        throw new IllegalArgumentException("upstream proxy URL has a path: '" + text + "'");
+      }
+      String user = null;
+      String pass = null;
+      if (uri.getUserInfo() != null) {
+        int colon = uri.getUserInfo().indexOf(':');
+        user = colon < 0 ? uri.getUserInfo() : uri.getUserInfo().substring(0, colon);
+        pass = colon < 0 ? "" : uri.getUserInfo().substring(colon + 1);
+      }
+      String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+      return new UpstreamProxy(host, uri.getPort(), user, pass);
+    }
+
+    /** {@code host:port} (never the credentials). */
+    @Override
+    public String toString() {
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+  }
 
   /**
    * Reverse mode: every request on the listener goes to this origin.
@@ -150,6 +204,7 @@ public record EngineConfig(
     b.ioThreads = ioThreads;
     b.upstreamProtocol = upstreamProtocol;
     b.reverse = reverse;
+    b.upstreamProxy = upstreamProxy;
     return b;
   }
 
@@ -177,6 +232,7 @@ public record EngineConfig(
     private int ioThreads;
     private UpstreamProtocol upstreamProtocol = UpstreamProtocol.AUTO;
     private Reverse reverse;
+    private UpstreamProxy upstreamProxy;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -196,10 +252,12 @@ public record EngineConfig(
     public Builder ioThreads(int n) { ioThreads = n; return this; }
     public Builder upstreamProtocol(UpstreamProtocol p) { upstreamProtocol = p; return this; }
     public Builder reverse(Reverse r) { reverse = r; return this; }
+    public Builder upstreamProxy(UpstreamProxy p) { upstreamProxy = p; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
-          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse);
+          connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse,
+          upstreamProxy);
     }
   }
 }

@@ -43,7 +43,7 @@ public final class ProxyEngine implements AutoCloseable {
         () -> dev.loupe.engine.internal.relay.Http2Codecs.forServerLeg(config), !config.insecure(), blocking,
         config.connectTimeout(),
         config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
-        config.limits().maxHeaderSize(), config.limits().maxChunkSize());
+        config.limits().maxHeaderSize(), config.limits().maxChunkSize(), config.upstreamProxy());
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
     EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);
     this.boss = Transports.newGroup(1, "loupe-accept");

@@ -62,6 +62,13 @@ public final class Timings {
 
   public double receiveMs() { return ms(responseStart, responseEnd); }
 
+  /** Marks the end of a flow that ended without a response end (failed, reset): its total stops. */
+  void endIfOpen(long now) {
+    if (responseEnd == 0) {
+      responseEnd = now;
+    }
+  }
+
   /** From the request head arriving to the response ending (or now while in flight). */
   public double totalMs() {
     long end = responseEnd != 0 ? responseEnd : System.nanoTime();

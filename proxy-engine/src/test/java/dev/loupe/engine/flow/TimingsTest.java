@@ -97,4 +97,14 @@ class TimingsTest {
     t.requestStart(System.nanoTime());
     assertThat(t.totalMs()).isGreaterThanOrEqualTo(0);
   }
+
+  @Test
+  void aFailedFlowsDurationStopsAtTheFailure() {
+    Flow f = new Flow(1, java.time.Instant.now(), new CapturePolicy(1024, false, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))));
+    f.timings().requestStart(System.nanoTime());
+    f.fail(new FlowError(FlowError.Kind.DNS, "DNS lookup failed for x.invalid"));
+    double atFailure = f.timings().totalMs();
+    java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+    assertThat(f.timings().totalMs()).as("read later, same duration").isEqualTo(atFailure);
+  }
 }

@@ -9,29 +9,32 @@ import java.util.Objects;
  *
  * @param listen            where the proxy listens, {@code HOST:PORT}
  * @param ignoreHosts       regexes of hosts relayed as opaque tunnels (not intercepted)
+ * @param upstreamProxy     an HTTP proxy Loupe goes through ({@code http://host:port}), or empty
  * @param bodyCap           bytes of each body kept in memory, e.g. {@code 1MiB}
  * @param verifyUpstreamTls verify origin certificates (off is dangerous; the UI warns)
  * @param theme             the window's colours
  */
-public record Settings(String listen, List<String> ignoreHosts, String bodyCap, boolean verifyUpstreamTls, Theme theme) {
+public record Settings(String listen, List<String> ignoreHosts, String upstreamProxy, String bodyCap,
+    boolean verifyUpstreamTls, Theme theme) {
   /** The window's colours. */
   public enum Theme { LIGHT, DARK }
 
   /** Loupe's defaults: loopback 8080, nothing ignored, 1 MiB bodies, verified TLS, light. */
-  public static final Settings DEFAULTS = new Settings("127.0.0.1:8080", List.of(), "1MiB", true, Theme.LIGHT);
+  public static final Settings DEFAULTS = new Settings("127.0.0.1:8080", List.of(), "", "1MiB", true, Theme.LIGHT);
 
   public Settings {
     Objects.requireNonNull(listen, "listen");
     ignoreHosts = List.copyOf(ignoreHosts);
+    upstreamProxy = upstreamProxy == null ? "" : upstreamProxy.trim();
     Objects.requireNonNull(bodyCap, "bodyCap");
     Objects.requireNonNull(theme, "theme");
   }
 
   public Settings withTheme(Theme t) {
-    return new Settings(listen, ignoreHosts, bodyCap, verifyUpstreamTls, t);
+    return new Settings(listen, ignoreHosts, upstreamProxy, bodyCap, verifyUpstreamTls, t);
   }
 
   public Settings withListen(String l) {
-    return new Settings(l, ignoreHosts, bodyCap, verifyUpstreamTls, theme);
+    return new Settings(l, ignoreHosts, upstreamProxy, bodyCap, verifyUpstreamTls, theme);
   }
 }

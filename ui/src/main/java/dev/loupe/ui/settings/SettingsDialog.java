@@ -33,6 +33,7 @@ public final class SettingsDialog {
     PropertySheet sheet = new PropertySheet(FXCollections.observableArrayList(
         new Item<>("Proxy", "Listen on", "HOST:PORT the proxy listens on (loopback keeps it private)", String.class, vm.listenProperty()),
         new Item<>("Proxy", "Ignore hosts", "One regex per line: matching hosts are tunnelled, not intercepted", String.class, vm.ignoreHostsProperty()),
+        new Item<>("Proxy", "Upstream proxy", "http://host:port of a proxy Loupe must go through (empty: connect directly)", String.class, vm.upstreamProxyProperty()),
         new Item<>("Capture", "Body cap", "Bytes of each body kept in memory, e.g. 1MiB, 512k", String.class, vm.bodyCapProperty()),
         new Item<>("Security", "Verify TLS", "Check origin certificates (turning this off is dangerous)", Boolean.class, vm.verifyUpstreamTlsProperty()),
         new Item<>("Appearance", "Theme", "Light or dark window", Settings.Theme.class, vm.themeProperty())));
@@ -49,8 +50,8 @@ public final class SettingsDialog {
     errors.setWrapText(true);
     errors.textProperty().bind(Bindings.createStringBinding(
         () -> String.join("\n", java.util.stream.Stream.of(vm.listenErrorProperty().get(),
-            vm.ignoreHostsErrorProperty().get(), vm.bodyCapErrorProperty().get()).filter(s -> !s.isEmpty()).toList()),
-        vm.listenErrorProperty(), vm.ignoreHostsErrorProperty(), vm.bodyCapErrorProperty()));
+            vm.ignoreHostsErrorProperty().get(), vm.upstreamProxyErrorProperty().get(), vm.bodyCapErrorProperty().get()).filter(s -> !s.isEmpty()).toList()),
+        vm.listenErrorProperty(), vm.ignoreHostsErrorProperty(), vm.upstreamProxyErrorProperty(), vm.bodyCapErrorProperty()));
     Label warning = new Label();
     warning.setId("settings-warning");
     warning.getStyleClass().add("settings-warning");
@@ -78,7 +79,7 @@ public final class SettingsDialog {
     ButtonBar.setButtonData(cancel, ButtonBar.ButtonData.CANCEL_CLOSE);
     buttons.getButtons().addAll(save, cancel);
 
-    Label note = new Label("Changing the listen address, ignore hosts, body cap or TLS verification restarts the proxy"
+    Label note = new Label("Changing the listen address, ignore hosts, upstream proxy, body cap or TLS verification restarts the proxy"
         + " (open connections are closed). Command-line options given at start win over these settings.");
     note.setWrapText(true);
     note.getStyleClass().add("settings-note");

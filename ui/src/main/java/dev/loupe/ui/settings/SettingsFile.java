@@ -70,6 +70,7 @@ public final class SettingsFile {
     return new Settings(
         root.path("listen").asText(d.listen()),
         hosts.isArray() ? ignore : d.ignoreHosts(),
+        root.path("upstreamProxy").asText(d.upstreamProxy()),
         root.path("bodyCap").asText(d.bodyCap()),
         root.path("verifyUpstreamTls").asBoolean(d.verifyUpstreamTls()),
         t);
@@ -80,6 +81,7 @@ public final class SettingsFile {
     root.put("listen", s.listen());
     ArrayNode hosts = root.putArray("ignoreHosts");
     s.ignoreHosts().forEach(hosts::add);
+    root.put("upstreamProxy", s.upstreamProxy());
     root.put("bodyCap", s.bodyCap());
     root.put("verifyUpstreamTls", s.verifyUpstreamTls());
     root.put("theme", s.theme().name().toLowerCase(Locale.ROOT));

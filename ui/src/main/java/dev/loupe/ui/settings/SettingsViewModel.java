@@ -1,6 +1,7 @@
 package dev.loupe.ui.settings;
 
 import dev.loupe.engine.api.ByteSizes;
+import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -39,11 +40,13 @@ public final class SettingsViewModel {
   private final Applier applier;
   private final StringProperty listen = new SimpleStringProperty(this, "listen");
   private final StringProperty ignoreHosts = new SimpleStringProperty(this, "ignoreHosts");
+  private final StringProperty upstreamProxy = new SimpleStringProperty(this, "upstreamProxy");
   private final StringProperty bodyCap = new SimpleStringProperty(this, "bodyCap");
   private final BooleanProperty verifyUpstreamTls = new SimpleBooleanProperty(this, "verifyUpstreamTls");
   private final ObjectProperty<Settings.Theme> theme = new SimpleObjectProperty<>(this, "theme");
   private final ReadOnlyStringWrapper listenError = new ReadOnlyStringWrapper(this, "listenError", "");
   private final ReadOnlyStringWrapper ignoreHostsError = new ReadOnlyStringWrapper(this, "ignoreHostsError", "");
+  private final ReadOnlyStringWrapper upstreamProxyError = new ReadOnlyStringWrapper(this, "upstreamProxyError", "");
   private final ReadOnlyStringWrapper bodyCapError = new ReadOnlyStringWrapper(this, "bodyCapError", "");
   private final ReadOnlyStringWrapper warning = new ReadOnlyStringWrapper(this, "warning", "");
   private final ReadOnlyStringWrapper result = new ReadOnlyStringWrapper(this, "result", "");
@@ -55,11 +58,13 @@ public final class SettingsViewModel {
     this.applier = applier;
     listen.set(current.listen());
     ignoreHosts.set(String.join("\n", current.ignoreHosts()));
+    upstreamProxy.set(current.upstreamProxy());
     bodyCap.set(current.bodyCap());
     verifyUpstreamTls.set(current.verifyUpstreamTls());
     theme.set(current.theme());
     listen.addListener((o, a, b) -> validate());
     ignoreHosts.addListener((o, a, b) -> validate());
+    upstreamProxy.addListener((o, a, b) -> validate());
     bodyCap.addListener((o, a, b) -> validate());
     verifyUpstreamTls.addListener((o, a, b) -> validate());
     validate();
@@ -70,6 +75,9 @@ public final class SettingsViewModel {
   /** One regex per line. */
   public StringProperty ignoreHostsProperty() { return ignoreHosts; }
 
+  /** {@code http://host:port}, or empty to connect directly. */
+  public StringProperty upstreamProxyProperty() { return upstreamProxy; }
+
   public StringProperty bodyCapProperty() { return bodyCap; }
 
   public BooleanProperty verifyUpstreamTlsProperty() { return verifyUpstreamTls; }
@@ -79,6 +87,8 @@ public final class SettingsViewModel {
   public ReadOnlyStringProperty listenErrorProperty() { return listenError.getReadOnlyProperty(); }
 
   public ReadOnlyStringProperty ignoreHostsErrorProperty() { return ignoreHostsError.getReadOnlyProperty(); }
+
+  public ReadOnlyStringProperty upstreamProxyErrorProperty() { return upstreamProxyError.getReadOnlyProperty(); }
 
   public ReadOnlyStringProperty bodyCapErrorProperty() { return bodyCapError.getReadOnlyProperty(); }
 
@@ -116,6 +126,15 @@ public final class SettingsViewModel {
         break;
       }
     }
+    String proxy = upstreamProxy.get() == null ? "" : upstreamProxy.get().trim();
+    try {
+      if (!proxy.isEmpty()) {
+        EngineConfig.UpstreamProxy.parse(proxy);
+      }
+      upstreamProxyError.set("");
+    } catch (IllegalArgumentException e) {
+      upstreamProxyError.set("Upstream proxy: " + e.getMessage());
+    }
     try {
       long cap = ByteSizes.parse(bodyCap.get() == null ? "" : bodyCap.get());
       bodyCapError.set(cap > Integer.MAX_VALUE - 16 ? "Body capture cap: at most 2GiB" : "");
@@ -126,7 +145,8 @@ public final class SettingsViewModel {
       warnings.add("Upstream TLS verification is OFF: anyone on the network path can read and change traffic.");
     }
     warning.set(String.join("\n", warnings));
-    return listenError.get().isEmpty() && ignoreHostsError.get().isEmpty() && bodyCapError.get().isEmpty();
+    return listenError.get().isEmpty() && ignoreHostsError.get().isEmpty() && upstreamProxyError.get().isEmpty()
+        && bodyCapError.get().isEmpty();
   }
 
   /** The settings as edited, or null when a field is invalid. */
@@ -134,7 +154,8 @@ public final class SettingsViewModel {
     if (!validate()) {
       return null;
     }
-    return new Settings(listen.get().trim(), lines(ignoreHosts.get()), bodyCap.get().trim(),
+    return new Settings(listen.get().trim(), lines(ignoreHosts.get()),
+        upstreamProxy.get() == null ? "" : upstreamProxy.get().trim(), bodyCap.get().trim(),
         verifyUpstreamTls.get(), theme.get());
   }
 

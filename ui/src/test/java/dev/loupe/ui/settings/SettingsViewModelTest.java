@@ -34,6 +34,10 @@ class SettingsViewModelTest {
     assertThat(vm.listenErrorProperty().get()).contains("brackets");
     vm.ignoreHostsProperty().set("ok\\.example\n(unclosed");
     assertThat(vm.ignoreHostsErrorProperty().get()).startsWith("Not a regex: (unclosed");
+    vm.upstreamProxyProperty().set("socks5://proxy:1080");
+    assertThat(vm.upstreamProxyErrorProperty().get()).contains("must be an http:// proxy");
+    vm.upstreamProxyProperty().set("http://proxy.corp");
+    assertThat(vm.upstreamProxyErrorProperty().get()).contains("needs a host and a port");
     vm.bodyCapProperty().set("lots");
     assertThat(vm.bodyCapErrorProperty().get()).contains("not a size: 'lots'");
     vm.bodyCapProperty().set("3GiB");
@@ -61,6 +65,7 @@ class SettingsViewModelTest {
     SettingsViewModel vm = vm();
     vm.listenProperty().set(" 127.0.0.1:9123 ");
     vm.ignoreHostsProperty().set("(^|\\.)bank\\.example$\n\n  internal\\.corp  \n");
+    vm.upstreamProxyProperty().set(" http://proxy.corp:3128 ");
     vm.bodyCapProperty().set("4MiB");
     vm.verifyUpstreamTlsProperty().set(false);
     vm.themeProperty().set(Settings.Theme.DARK);
@@ -68,7 +73,8 @@ class SettingsViewModelTest {
     assertThat(vm.resultProperty().get()).isEqualTo("Saved. The proxy listens on 127.0.0.1:9123.");
     assertThat(vm.listeningProperty().get()).isEqualTo("127.0.0.1:9123");
 
-    Settings expected = new Settings("127.0.0.1:9123", List.of("(^|\\.)bank\\.example$", "internal\\.corp"), "4MiB", false,
+    Settings expected = new Settings("127.0.0.1:9123", List.of("(^|\\.)bank\\.example$", "internal\\.corp"),
+        "http://proxy.corp:3128", "4MiB", false,
         Settings.Theme.DARK);
     assertThat(applied).containsExactly(expected);
     assertThat(new SettingsFile(confdir).load()).isEqualTo(expected);

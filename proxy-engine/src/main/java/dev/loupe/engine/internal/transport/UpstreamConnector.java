@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.handler.proxy.HttpProxyHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -80,9 +81,14 @@ public final class UpstreamConnector {
   /** Event loops whose idle sweep is scheduled. */
   private final java.util.Set<EventLoop> sweeping = ConcurrentHashMap.newKeySet();
 
+  /** Every origin connection tunnels through this HTTP proxy (CONNECT), or null. */
+  private final dev.loupe.engine.api.EngineConfig.UpstreamProxy upstreamProxy;
+
   public UpstreamConnector(UpstreamTlsContexts tls, java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec,
       boolean verified, Executor dnsExecutor, Duration connectTimeout,
-      Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine, int maxHeaderSize, int maxChunkSize) {
+      Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine, int maxHeaderSize, int maxChunkSize,
+      dev.loupe.engine.api.EngineConfig.UpstreamProxy upstreamProxy) {
+    this.upstreamProxy = upstreamProxy;
     this.tls = tls.h1();
     this.tlsOfferingH2 = tls.h2OrH1();
     this.tlsH2Only = tls.h2Only();
@@ -203,14 +209,17 @@ public final class UpstreamConnector {
       Flow flow, Http2Upstreams.Origin origin) {
     Promise<Dialed> promise = loop.newPromise();
     flow.timings().dnsStart(System.nanoTime());
+    // Through an upstream proxy Loupe resolves the proxy; the proxy resolves the origin.
+    String lookup = upstreamProxy != null ? upstreamProxy.host() : host;
     dnsExecutor.execute(() -> {
       InetAddress[] addresses;
       try {
-        addresses = InetAddress.getAllByName(host);
+        addresses = InetAddress.getAllByName(lookup);
       } catch (UnknownHostException e) {
         loop.execute(() -> {
           flow.timings().dnsEnd(System.nanoTime());
-          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host)));
+          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + lookup
+              + (upstreamProxy != null ? " (the upstream proxy)" : ""))));
         });
         return;
       }
@@ -236,8 +245,14 @@ public final class UpstreamConnector {
 
   private void connect(EventLoop loop, String key, String host, int port, boolean https, Want want,
       InetAddress[] addresses, int index, Flow flow, Http2Upstreams.Origin origin, Promise<Dialed> promise) {
-    InetSocketAddress target = new InetSocketAddress(addresses[index], port);
+    InetSocketAddress target = new InetSocketAddress(addresses[index], upstreamProxy != null ? upstreamProxy.port() : port);
     flow.timings().connectStart(System.nanoTime());
+    HttpProxyHandler tunnel = upstreamProxy == null ? null : upstreamProxy.username() == null
+        ? new HttpProxyHandler(target)
+        : new HttpProxyHandler(target, upstreamProxy.username(), upstreamProxy.password());
+    if (tunnel != null) {
+      tunnel.setConnectTimeoutMillis(connectTimeout.toMillis());
+    }
     Bootstrap b = new Bootstrap()
         .group(loop)
         .channel(Transports.socketChannel())
@@ -249,10 +264,21 @@ public final class UpstreamConnector {
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            // Filled once connected; nothing may run before the leg is attached.
+            // Filled once connected; nothing may run before the leg is attached (but the CONNECT
+            // exchange with an upstream proxy, which removes itself once the tunnel stands).
+            if (tunnel != null) {
+              ch.pipeline().addLast("upstream-proxy", tunnel);
+              ch.pipeline().addLast("upstream-proxy-guard", new ChannelInboundHandlerAdapter() {
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                  // reported through the tunnel's connect future
+                }
+              });
+            }
           }
         });
-    ChannelFuture cf = b.connect(target);
+    // With an upstream proxy the handler connects to the proxy and asks it for host:port.
+    ChannelFuture cf = b.connect(tunnel != null ? InetSocketAddress.createUnresolved(host, port) : target);
     cf.addListener(f -> {
       if (!f.isSuccess()) {
         Throwable cause = f.cause();
@@ -261,11 +287,33 @@ public final class UpstreamConnector {
           return;
         }
         flow.timings().connectEnd(System.nanoTime());
-        promise.trySuccess(new Dialed(null, null, connectError(cause, host, port)));
+        promise.trySuccess(new Dialed(null, null, upstreamProxy != null
+            ? proxyError(cause, host, port) : connectError(cause, host, port)));
         return;
       }
+      if (tunnel == null) {
+        connected(cf.channel(), key, host, port, https, want, flow, origin, promise);
+        return;
+      }
+      tunnel.connectFuture().addListener(t -> {
+        if (!t.isSuccess()) {
+          flow.timings().connectEnd(System.nanoTime());
+          cf.channel().close();
+          promise.trySuccess(new Dialed(null, null, proxyError(t.cause(), host, port)));
+          return;
+        }
+        cf.channel().pipeline().remove(tunnel);
+        cf.channel().pipeline().remove("upstream-proxy-guard");
+        connected(cf.channel(), key, host, port, https, want, flow, origin, promise);
+      });
+    });
+  }
+
+  /** TCP (through the upstream proxy's tunnel, if any) stands: TLS and the codec, or h2c. */
+  private void connected(Channel ch, String key, String host, int port, boolean https, Want want, Flow flow,
+      Http2Upstreams.Origin origin, Promise<Dialed> promise) {
+    {
       flow.timings().connectEnd(System.nanoTime());
-      Channel ch = cf.channel();
       long id = ConnectionIds.next();
       if (!https) {
         ConnectionInfo info = new ConnectionInfo(id,
@@ -335,7 +383,7 @@ public final class UpstreamConnector {
         promise.trySuccess(new Dialed(new UpstreamConnection(ch, key, info), null, null));
       });
       ch.read();
-    });
+    }
   }
 
   private HttpClientCodec codec() {
@@ -468,6 +516,24 @@ public final class UpstreamConnector {
       idle.remove(connection);
       ctx.close();
     }
+  }
+
+  /** What went wrong reaching {@code host:port} through the upstream proxy, naming the proxy. */
+  private FlowError proxyError(Throwable cause, String host, int port) {
+    String via = " via upstream proxy " + upstreamProxy;
+    if (cause instanceof HttpProxyHandler.HttpProxyConnectException e) {
+      // "http, none, proxy:3128 => host:443, status: 403 Forbidden"
+      String m = String.valueOf(e.getMessage());
+      int status = m.indexOf("status: ");
+      return new FlowError(FlowError.Kind.CONNECT, "upstream proxy " + upstreamProxy + " refused CONNECT " + host + ":" + port
+          + (status >= 0 ? " (" + m.substring(status + 8) + ")" : ": " + m));
+    }
+    if (cause instanceof io.netty.handler.proxy.ProxyConnectException e && e.getMessage() != null
+        && e.getMessage().contains("timeout")) {
+      return new FlowError(FlowError.Kind.CONNECT_TIMEOUT, "timed out connecting to " + host + ":" + port + via);
+    }
+    FlowError direct = connectError(cause, upstreamProxy.host(), upstreamProxy.port());
+    return new FlowError(direct.kind(), direct.message() + " (the upstream proxy, for " + host + ":" + port + ")");
   }
 
   static FlowError connectError(Throwable cause, String host, int port) {
