@@ -171,7 +171,7 @@ public final class Flow {
   public void fail(FlowError e) {
     if (state == FlowState.IN_FLIGHT) {
       error = Objects.requireNonNull(e, "error");
-      timings.endIfOpen(System.nanoTime()); // its duration is up to the failure, not up to whenever it is read
+      timings.failedAt(System.nanoTime()); // its duration is up to the failure, not up to whenever it is read
       requestBody.complete();
       responseBody.complete();
       state = FlowState.FAILED;

@@ -62,16 +62,16 @@ public final class Timings {
 
   public double receiveMs() { return ms(responseStart, responseEnd); }
 
-  /** Marks the end of a flow that ended without a response end (failed, reset): its total stops. */
-  void endIfOpen(long now) {
-    if (responseEnd == 0) {
-      responseEnd = now;
-    }
+  /** When a flow ended without a response end (failed, reset): its total stops there. */
+  private volatile long failedAt;
+
+  void failedAt(long now) {
+    failedAt = now;
   }
 
-  /** From the request head arriving to the response ending (or now while in flight). */
+  /** From the request head arriving to the response ending (or the failure, or now while in flight). */
   public double totalMs() {
-    long end = responseEnd != 0 ? responseEnd : System.nanoTime();
+    long end = responseEnd != 0 ? responseEnd : failedAt != 0 ? failedAt : System.nanoTime();
     return ms(requestStart, end);
   }
 }
