@@ -2,6 +2,8 @@ package dev.loupe.ui.shell;
 
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.ui.detail.DetailPane;
+import dev.loupe.ui.detail.DetailViewModel;
 import dev.loupe.ui.export.HarExportViewModel;
 import dev.loupe.ui.flows.CurlCommand;
 import dev.loupe.ui.flows.FlowListViewModel;
@@ -60,8 +62,8 @@ import org.controlsfx.control.textfield.TextFields;
 
 /**
  * The main window's content: toolbar (capture on/off, clear, system proxy on/off, trust the CA,
- * export, settings), the filter bar
- * with its inline error, the live flow table over the detail area, and a status bar (listening
+ * export, settings), the filter bar with its inline error, the live flow table over the selected
+ * flow's detail (request, response, connection, timing, WebSocket messages), and a status bar (listening
  * address, flow count, memory, throughput sparkline).
  *
  * <h3>Keyboard</h3>
@@ -79,6 +81,7 @@ public final class MainWindow implements AutoCloseable {
   private final FlowTableView table;
   private final SplitPane split;
   private final StackPane detailArea = new StackPane();
+  private final DetailViewModel detail;
   /** The last outcome of a toolbar action (system proxy switched, …), shown in the status bar. */
   private final javafx.beans.property.StringProperty notice = new javafx.beans.property.SimpleStringProperty("");
   private Settings settings;
@@ -147,10 +150,13 @@ public final class MainWindow implements AutoCloseable {
     exportSelected.disableProperty().bind(Bindings.isEmpty(table.getSelectionModel().getSelectedItems()));
     table.setContextMenu(contextMenu());
 
-    Label placeholder = new Label("Select a flow to see its request and response");
-    placeholder.getStyleClass().add("detail-placeholder");
-    detailArea.getChildren().add(placeholder);
+    // The selected flow's detail below the table; refreshed when the table's rows change (a flow in
+    // flight gets its response, more body), which the detail view model skips when nothing changed.
+    detail = new DetailViewModel(Platform::runLater);
+    detailArea.getChildren().add(new DetailPane(detail).node());
     detailArea.setId("detail-area");
+    table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> detail.show(row == null ? null : row.flow()));
+    flows.rows().addListener((javafx.collections.ListChangeListener<FlowRow>) c -> detail.refresh());
     split = new SplitPane(table, detailArea);
     split.setOrientation(Orientation.VERTICAL);
     split.setDividerPositions(0.55);
@@ -212,7 +218,8 @@ public final class MainWindow implements AutoCloseable {
     StatusBar bar = new StatusBar();
     bar.setId("status-bar");
     bar.textProperty().bind(Bindings.createStringBinding(
-        () -> "Listening on " + status.listeningProperty().get() + " — " + flows.countProperty().get() + " flows",
+        () -> "Listening on " + status.listeningProperty().get() + " — " + flows.countProperty().get()
+            + (flows.countProperty().get() == 1 ? " flow" : " flows"),
         status.listeningProperty(), flows.countProperty()));
     Label memory = new Label();
     memory.setId("status-memory");
@@ -405,6 +412,7 @@ public final class MainWindow implements AutoCloseable {
 
   @Override
   public void close() {
+    detail.close();
     status.close();
     export.close();
   }

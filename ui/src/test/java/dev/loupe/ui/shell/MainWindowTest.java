@@ -213,4 +213,63 @@ class MainWindowTest {
     assertThat(robot.lookup("#trust-fingerprint").queryAs(TextField.class).getText())
         .isEqualTo(dev.loupe.ui.trust.FakeTrustPort.FINGERPRINT);
   }
+
+  @Test
+  void theLayoutTheUserLeftIsRestored(FxRobot robot) throws Exception {
+    @SuppressWarnings("unchecked")
+    TableView<FlowRow> table = robot.lookup("#flow-table").queryAs(TableView.class);
+    Stage stage = (Stage) table.getScene().getWindow();
+    robot.interact(() -> {
+      var cols = table.getColumns();
+      var tier = cols.stream().filter(c -> "col-tier".equals(c.getId())).findFirst().orElseThrow();
+      var host = cols.stream().filter(c -> "col-host".equals(c.getId())).findFirst().orElseThrow();
+      tier.setVisible(false);
+      cols.remove(host);
+      cols.add(0, host); // the user dragged Host to the front
+      host.setPrefWidth(333);
+    });
+    java.util.concurrent.atomic.AtomicReference<WindowLayout> left = new java.util.concurrent.atomic.AtomicReference<>();
+    robot.interact(() -> left.set(window.layout(stage)));
+    left.get().save(confdir);
+
+    WindowLayout loaded = WindowLayout.load(confdir);
+    assertThat(loaded).isEqualTo(left.get());
+    java.util.concurrent.atomic.AtomicReference<java.util.List<String>> restored = new java.util.concurrent.atomic.AtomicReference<>();
+    robot.interact(() -> {
+      FlowListViewModel other = new FlowListViewModel(proxy.store(), Platform::runLater);
+      MainWindow again = new MainWindow(other, new DesktopContext(proxy.store(), "127.0.0.1:" + proxy.port(), confdir,
+          Settings.DEFAULTS, s -> "", systemProxy, new dev.loupe.ui.trust.FakeTrustPort()));
+      again.scene(loaded);
+      restored.set(again.table().getColumns().stream()
+          .map(c -> c.getId() + (c.isVisible() ? "" : " hidden") + (c.getId().equals("col-host") ? " " + (int) c.getPrefWidth() : ""))
+          .toList());
+      again.close();
+      other.close();
+    });
+    assertThat(restored.get()).startsWith("col-host 333", "col-n").contains("col-tier hidden");
+  }
+
+  @Test
+  void selectingAFlowShowsItsBodyInTheDetailPane(FxRobot robot) throws Exception {
+    proxy.client().send(HttpRequest.newBuilder(URI.create(origin.url() + "/headers?detail"))
+        .header("X-Detail", "shown below the table").build(), HttpResponse.BodyHandlers.ofString());
+    @SuppressWarnings("unchecked")
+    TableView<FlowRow> table = robot.lookup("#flow-table").queryAs(TableView.class);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == 1 && table.getItems().get(0).status() != 0);
+    robot.clickOn(table).type(javafx.scene.input.KeyCode.HOME); // keyboard: the first row
+    if (table.getSelectionModel().isEmpty()) {
+      robot.interact(() -> table.getSelectionModel().select(0));
+    }
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#detail-tabs").tryQuery().isPresent());
+    javafx.scene.control.TabPane tabs = robot.lookup("#detail-tabs").queryAs(javafx.scene.control.TabPane.class);
+    robot.interact(() -> tabs.getTabs().stream().filter(t -> t.getText().equals("Response")).findFirst()
+        .ifPresent(t -> tabs.getSelectionModel().select(t)));
+    javafx.scene.control.TabPane response = robot.lookup("#response-tabs").queryAs(javafx.scene.control.TabPane.class);
+    robot.interact(() -> response.getTabs().stream().filter(t -> t.getText().equals("Body")).findFirst()
+        .ifPresent(t -> response.getSelectionModel().select(t)));
+    org.fxmisc.richtext.CodeArea body = robot.lookup("#response-body-text").queryAs(org.fxmisc.richtext.CodeArea.class);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> body.getText().contains("shown below the table"));
+    assertThat(robot.lookup("#detail-title").queryLabeled().getText()).contains("/headers?detail");
+    Screenshots.write(table.getScene(), "main-window-detail.png");
+  }
 }
