@@ -57,4 +57,13 @@ class LayeringTest {
         .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "java.net..", "java.nio.channels..")
         .check(classes);
   }
+
+  @Test
+  void theUiUsesNoNettyNoCertificateAuthorityAndNoEngineInternals() {
+    noClasses().that().resideInAPackage("dev.loupe.ui..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "dev.loupe.ca..", "dev.loupe.app..",
+            "org.bouncycastle..")
+        .because("the UI sees the engine through its api and flow packages only (DESIGN.md); the app wires the rest")
+        .check(classes);
+  }
 }
