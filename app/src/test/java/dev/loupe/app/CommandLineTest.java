@@ -18,34 +18,20 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandLineTest {
   @TempDir Path tmp;
 
-  private record Run(int code, String out, String err) {}
-
-  private Run run(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = Main.run(args);
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
+  private static CliRun run(String... args) {
+    return CliRun.of(args);
   }
 
   @Test
   void unknownOptionExits2WithOneLineReason() {
-    Run r = run("--bogus");
+    CliRun r = run("--bogus");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().lines().findFirst().orElseThrow()).startsWith("loupe: ").contains("--bogus");
   }
 
   @Test
   void badListenValueExits2() {
-    Run r = run("--headless", "--listen", "nonsense", "--confdir", tmp.toString());
+    CliRun r = run("--headless", "--listen", "nonsense", "--confdir", tmp.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).startsWith("loupe: --listen");
     assertThat(r.err().lines().count()).isEqualTo(1);
@@ -53,7 +39,7 @@ class CommandLineTest {
 
   @Test
   void nonLoopbackNeedsAllowRemote() {
-    Run r = run("--headless", "--listen", "0.0.0.0:0", "--confdir", tmp.toString());
+    CliRun r = run("--headless", "--listen", "0.0.0.0:0", "--confdir", tmp.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--allow-remote");
   }
@@ -61,7 +47,7 @@ class CommandLineTest {
   @Test
   void badTrustCaFileExits2NamingIt() throws Exception {
     Path junk = Files.writeString(tmp.resolve("junk.pem"), "not a certificate");
-    Run r = run("--headless", "--listen", "127.0.0.1:0", "--confdir", tmp.toString(), "--trust-ca", junk.toString());
+    CliRun r = run("--headless", "--listen", "127.0.0.1:0", "--confdir", tmp.toString(), "--trust-ca", junk.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("junk.pem");
   }
@@ -75,7 +61,7 @@ class CommandLineTest {
 
   @Test
   void caPathAndExport() throws Exception {
-    Run path = run("ca", "path", "--confdir", tmp.toString());
+    CliRun path = run("ca", "path", "--confdir", tmp.toString());
     assertThat(path.code()).isEqualTo(0);
     Path pem = Path.of(path.out().trim());
     assertThat(pem).exists().hasFileName("ca-cert.pem");
@@ -91,7 +77,7 @@ class CommandLineTest {
 
   @Test
   void helpExplainsOptions() {
-    Run r = run("--help");
+    CliRun r = run("--help");
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("--headless", "--listen", "--confdir", "--trust-ca", "--insecure",
         "--ignore-hosts", "--har", "ca");

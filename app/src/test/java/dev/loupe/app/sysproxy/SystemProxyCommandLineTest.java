@@ -1,5 +1,7 @@
 package dev.loupe.app.sysproxy;
 
+import dev.loupe.app.CliRun;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.app.Main;
@@ -21,27 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
 class SystemProxyCommandLineTest {
   @TempDir Path tmp;
 
-  private record Run(int code, String out, String err) {}
-
-  private Run run(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = Main.run(args);
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
+  private static CliRun run(String... args) {
+    return CliRun.of(args);
   }
 
   @Test
   void restoreWithoutStateSaysNothingToRestoreAndExits0() throws Exception {
-    Run r = run("--restore-system-proxy", "--confdir", tmp.toString());
+    CliRun r = run("--restore-system-proxy", "--confdir", tmp.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out()).startsWith("Loupe: nothing to restore").contains(tmp.toString());
     try (Stream<Path> files = Files.list(tmp)) {
@@ -52,7 +40,7 @@ class SystemProxyCommandLineTest {
   @Test
   void aCorruptStateFileIsReportedAndExits1() throws Exception {
     Files.writeString(tmp.resolve("system-proxy.json"), "{not json");
-    Run r = run("--restore-system-proxy", "--confdir", tmp.toString());
+    CliRun r = run("--restore-system-proxy", "--confdir", tmp.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).startsWith("loupe: cannot read " + tmp.resolve("system-proxy.json"));
     assertThat(tmp.resolve("system-proxy.json")).exists();
@@ -60,7 +48,7 @@ class SystemProxyCommandLineTest {
 
   @Test
   void systemProxyIsForRegularModeOnly() {
-    Run r = run("--headless", "--system-proxy", "--mode", "reverse:https://127.0.0.1:1", "--confdir", tmp.toString());
+    CliRun r = run("--headless", "--system-proxy", "--mode", "reverse:https://127.0.0.1:1", "--confdir", tmp.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).startsWith("loupe: --system-proxy is for regular mode");
   }
