@@ -5,9 +5,6 @@ import dev.loupe.app.CliRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.app.Main;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
