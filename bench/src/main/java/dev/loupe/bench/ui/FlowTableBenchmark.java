@@ -75,7 +75,11 @@ public final class FlowTableBenchmark {
         long posted = System.nanoTime();
         CountDownLatch ran = new CountDownLatch(1);
         Platform.runLater(() -> {
-          waits.add(System.nanoTime() - posted);
+          long w = System.nanoTime() - posted;
+          waits.add(w);
+          if (w > 300_000_000L) {
+            System.out.printf(Locale.ROOT, "  (a %.0f ms wait, posted %.1f s into the run)%n", w / 1e6, (posted - RUN_START) / 1e9);
+          }
           ran.countDown();
         });
         try {
@@ -194,6 +198,7 @@ public final class FlowTableBenchmark {
     store.completed(f);
   }
 
+  private static final long RUN_START = System.nanoTime();
   private static final byte[] BODY = new byte[512];
   private static final java.util.concurrent.atomic.AtomicLong UI_BUSY = new java.util.concurrent.atomic.AtomicLong();
   private static final String[] TYPES = {"application/json", "text/html", "image/png", "application/javascript"};
