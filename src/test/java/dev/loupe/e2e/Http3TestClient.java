@@ -232,7 +232,7 @@ final class Http3TestClient implements AutoCloseable {
 
   /** Cancels a stream the way browsers do: STOP_SENDING and RESET_STREAM with H3_REQUEST_CANCELLED. */
   static void cancel(QuicStreamChannel stream) {
-    stream.shutdown(Http3ErrorCode.H3_REQUEST_CANCELLED.code());
+    stream.shutdown(Http3ErrorCode.H3_REQUEST_CANCELLED.code()).addListener(f -> stream.close());
   }
 
   @Override

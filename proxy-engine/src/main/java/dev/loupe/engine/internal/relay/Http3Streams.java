@@ -133,6 +133,43 @@ public final class Http3Streams {
     return null;
   }
 
+  /**
+   * Whether quiche says a stream can no longer be written (STOP_SENDING received, or reset). Netty
+   * keeps the capacity query package-private, so it is reached reflectively; if that fails (a
+   * Netty upgrade), the answer is "no" and a cancelled, connection-blocked stream ends with the
+   * idle timeout instead.
+   */
+  static final class StopSending {
+    private static final java.lang.reflect.Method CAPACITY = find();
+    /** quiche's QUICHE_ERR_DONE: nothing to do now, not an error. */
+    private static final long DONE = -1;
+
+    private StopSending() {}
+
+    private static java.lang.reflect.Method find() {
+      try {
+        java.lang.reflect.Method m = Class.forName("io.netty.handler.codec.quic.QuicheQuicChannel")
+            .getDeclaredMethod("streamCapacity", long.class);
+        m.setAccessible(true);
+        return m;
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    static boolean stopped(QuicStreamChannel stream) {
+      if (CAPACITY == null) {
+        return false;
+      }
+      try {
+        long capacity = (long) CAPACITY.invoke(stream.parent(), stream.streamId());
+        return capacity < 0 && capacity != DONE;
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return false;
+      }
+    }
+  }
+
   /** TLS details of the QUIC connection, computed once per connection. */
   private static TlsInfo tls(QuicChannel quic) {
     TlsInfo t = quic.attr(TLS).get();
@@ -196,11 +233,75 @@ public final class Http3Streams {
 
   /**
    * Between {@link Http3FrameToHttpObjectCodec} and the leg: a request HEADERS frame followed by
-   * the end of the stream (in the same read) goes on as one bodiless request.
+   * the end of the stream (in the same read) goes on as one bodiless request; and a stream that
+   * waits for flow-control credit carries a probe so that a STOP_SENDING is noticed.
+   *
+   * <p>The probe: Netty's QUIC stream fails queued writes when STOP_SENDING arrives, but with
+   * nothing queued it notices nothing and the stream stays unwritable for good — the leg, waiting
+   * for writability with the origin paused, would hang until the idle timeout. So when a response
+   * stream turns unwritable, one empty DATA frame (2 bytes on the wire) is queued behind the body:
+   * it goes out with the next credit, or fails with the STOP_SENDING, which {@link StreamGuard}
+   * turns into a cancelled exchange.
+   *
+   * <p>That covers a stream blocked by its own credit. A stream blocked by the <em>connection's</em>
+   * credit is never reported to Netty at all (quiche lists no stream as writable while the
+   * connection has no send capacity) — and a client that cancelled the only busy stream may never
+   * send more credit. While blocked, the stream's state is therefore asked of quiche once a second
+   * ({@link StopSending}).
    */
   static final class StreamAdapter extends ChannelDuplexHandler {
     /** A request head whose end is not known yet: the next message decides (until read complete). */
     private HttpRequest held;
+    private boolean headWritten;
+    private boolean ended;
+    private boolean probed;
+    private boolean checkScheduled;
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (msg instanceof io.netty.handler.codec.http.HttpResponse r && r.status().code() >= 200) {
+        headWritten = true;
+      }
+      if (msg instanceof LastHttpContent) {
+        ended = true;
+      }
+      ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+      ctx.flush();
+      if (headWritten && !ended && !probed && !ctx.channel().isWritable() && ctx.channel().isActive()) {
+        probed = true;
+        ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultHttpContent(Unpooled.EMPTY_BUFFER));
+        if (!checkScheduled) {
+          checkScheduled = true;
+          ctx.executor().schedule(() -> checkStopped(ctx), 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      }
+    }
+
+    private void checkStopped(ChannelHandlerContext ctx) {
+      checkScheduled = false;
+      Channel ch = ctx.channel();
+      if (ended || !ch.isActive() || ch.isWritable()) {
+        return;
+      }
+      if (StopSending.stopped((QuicStreamChannel) ch)) {
+        streamFailed(ch, new ChannelOutputShutdownException("STOP_SENDING frame received"));
+        return;
+      }
+      checkScheduled = true;
+      ctx.executor().schedule(() -> checkStopped(ctx), 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      if (ctx.channel().isWritable()) {
+        probed = false;
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -211,6 +312,7 @@ public final class Http3Streams {
             && last.trailingHeaders().isEmpty()) {
           last.release();
           ctx.fireChannelRead(bodiless(h));
+          ctx.fireChannelReadComplete(); // the FIN comes as an event after the read completed
           return;
         }
         ctx.fireChannelRead(h);
@@ -227,7 +329,16 @@ public final class Http3Streams {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-      releaseHeld(ctx);
+      if (held != null && !bodilessMethod(held)) {
+        // A FIN read with the HEADERS is reported right after this (input shutdown event, turned
+        // into an empty last content by the adapter): give it that long to arrive.
+        ctx.executor().execute(() -> {
+          if (held != null) {
+            releaseHeld(ctx);
+            ctx.fireChannelReadComplete();
+          }
+        });
+      }
       ctx.fireChannelReadComplete();
     }
 
@@ -237,6 +348,17 @@ public final class Http3Streams {
         held = null;
         ctx.fireChannelRead(h);
       }
+    }
+
+    /**
+     * Methods that carry no body in practice: their head waits for whatever comes next, data or the
+     * end of the stream, however many reads that takes. Other methods wait only to the end of the
+     * read (plus the FIN event right after it) — their client may wait for the response before it
+     * sends a body.
+     */
+    private static boolean bodilessMethod(HttpRequest r) {
+      String m = r.method().name();
+      return m.equals("GET") || m.equals("HEAD") || m.equals("OPTIONS") || m.equals("DELETE") || m.equals("TRACE");
     }
 
     /** A declared non-zero Content-Length: a body follows, nothing to merge. */
