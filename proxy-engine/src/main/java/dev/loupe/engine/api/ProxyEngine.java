@@ -47,6 +47,11 @@ public final class ProxyEngine implements AutoCloseable {
         config.connectTimeout(),
         config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
         config.limits().maxHeaderSize(), config.limits().maxChunkSize());
+    if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.H3) {
+      connector.http3(new dev.loupe.engine.internal.http3.Http3Upstreams(
+          UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
+          config.connectTimeout(), config.poolIdleTimeout()));
+    }
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
     EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);
     this.boss = Transports.newGroup(1, "loupe-accept");
@@ -133,6 +138,11 @@ public final class ProxyEngine implements AutoCloseable {
   /** Open HTTP/2 connections to origins, for tests and diagnostics. */
   public int http2UpstreamConnections() {
     return connector.http2Connections();
+  }
+
+  /** Open HTTP/3 connections to origins, for tests and diagnostics. */
+  public int http3UpstreamConnections() {
+    return connector.http3Connections();
   }
 
   /** Which I/O transport is in use ("epoll" or "nio"). */

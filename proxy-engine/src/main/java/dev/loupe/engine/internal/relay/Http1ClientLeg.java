@@ -513,7 +513,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             return;
           }
           upstream = r.connection();
-          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(), upstream.multiplexed());
+          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(),
+              upstream.multiplexed() ? upstream.protocol() : null);
           LegSlot.attach(upstream.channel(), serverLeg);
           execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));
           if (upstream != null) {
@@ -534,6 +535,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     return switch (engine.config().upstreamProtocol()) {
       case H1 -> UpstreamConnector.Want.H1;
       case H2 -> UpstreamConnector.Want.H2;
+      case H3 -> UpstreamConnector.Want.H3;
       case AUTO -> side.h2cPriorKnowledge() ? UpstreamConnector.Want.H2
           : side.multiplexed() ? UpstreamConnector.Want.H2_OR_H1 : UpstreamConnector.Want.H1;
     };
@@ -705,6 +707,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
         && upstream.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel sc) {
       exchange.flow().serverStreamId(sc.stream().id());
+    } else if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
+        && upstream.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel qs) {
+      exchange.flow().serverStreamId((int) Math.min(qs.streamId(), Integer.MAX_VALUE));
     }
     if (exchange != null) {
       execute(exchange.on(e));
