@@ -249,10 +249,38 @@ final class Http3TestOrigin implements AutoCloseable {
             return;
           }
           if (!ctx.channel().isWritable()) {
+            watchStopped(ctx);
             return;
           }
         }
       }
+    }
+
+    /**
+     * Netty's QUIC stream does not report a STOP_SENDING that arrives while nothing is queued and
+     * the connection has no send credit; ask quiche directly while blocked.
+     */
+    private void watchStopped(ChannelHandlerContext ctx) {
+      ctx.executor().schedule(() -> {
+        if (answered || !ctx.channel().isActive() || ctx.channel().isWritable()) {
+          return;
+        }
+        QuicStreamChannel s = (QuicStreamChannel) ctx.channel();
+        try {
+          java.lang.reflect.Method m = Class.forName("io.netty.handler.codec.quic.QuicheQuicChannel")
+              .getDeclaredMethod("streamCapacity", long.class);
+          m.setAccessible(true);
+          long capacity = (long) m.invoke(s.parent(), s.streamId());
+          if (capacity < 0 && capacity != -1) {
+            request.ending().complete(new Ending(false, length, "stopped"));
+            s.close();
+            return;
+          }
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+        watchStopped(ctx);
+      }, 200, TimeUnit.MILLISECONDS);
     }
 
     private void end(ChannelHandlerContext ctx, ChannelFuture last) {
