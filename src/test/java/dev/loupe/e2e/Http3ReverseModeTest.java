@@ -300,6 +300,34 @@ class Http3ReverseModeTest {
     assertThat(next.sha256()).isEqualTo(TestData.sha256(10));
   }
 
+  /**
+   * The client resets its stream mid-upload (RESET_STREAM H3_REQUEST_CANCELLED): the origin must
+   * see the request cut off, never a complete shorter body.
+   */
+  @ParameterizedTest(name = "client cancels mid-upload to {0} origin")
+  @MethodSource("origins")
+  void clientCancelsMidUpload(Origin o) throws Exception {
+    String tag = tag();
+    long size = 256L << 20;
+    CompletableFuture<QuicStreamChannel> stream = new CompletableFuture<>();
+    CompletableFuture<Http3TestClient.Response> r = o.client().send("POST", "/sha256?t=" + tag, authority(o), size,
+        Map.of(), s -> {}, stream);
+    await().atMost(Duration.ofSeconds(30)).until(() -> o.proxy().store().snapshot().stream()
+        .anyMatch(f -> f.request() != null && f.request().url().contains(tag) && f.requestBody().size() > (1 << 20)));
+    QuicStreamChannel s = stream.get(10, TimeUnit.SECONDS);
+    s.eventLoop().execute(() -> Http3TestClient.cancel(s));
+    assertThatThrownBy(() -> r.get(30, TimeUnit.SECONDS)).isNotNull();
+
+    Flow flow = o.proxy().awaitFlow(tag);
+    assertThat(flow.state()).isEqualTo(FlowState.FAILED);
+    assertThat(flow.error().kind()).isEqualTo(FlowError.Kind.CLIENT_ABORT);
+    assertThat(flow.error().message()).contains("cancelled the HTTP/3 stream");
+    TestOrigin.Ending ending = o.origin().awaitSeen("t=" + tag).ending().get(30, TimeUnit.SECONDS);
+    assertThat(ending.requestEnded()).as("the origin never saw the request end").isFalse();
+    assertThat(ending.answered()).isFalse();
+    assertThat(ending.requestBodyLength()).isLessThan(size);
+  }
+
   @Test
   void tcpResponsesAdvertiseTheQuicListener() throws Exception {
     int port = toH1.port();

@@ -100,6 +100,12 @@ final class Http3TestClient implements AutoCloseable {
    */
   CompletableFuture<Response> send(String method, String path, String authority, long bodyLength,
       Map<String, String> extra, Consumer<QuicStreamChannel> onData) {
+    return send(method, path, authority, bodyLength, extra, onData, new CompletableFuture<>());
+  }
+
+  /** As above; {@code stream} completes with the request stream once it is open. */
+  CompletableFuture<Response> send(String method, String path, String authority, long bodyLength,
+      Map<String, String> extra, Consumer<QuicStreamChannel> onData, CompletableFuture<QuicStreamChannel> stream) {
     CompletableFuture<Response> result = new CompletableFuture<>();
     ResponseHandler handler = new ResponseHandler(result, onData);
     Http3.newRequestStream(quic, handler).addListener(f -> {
@@ -107,7 +113,8 @@ final class Http3TestClient implements AutoCloseable {
         result.completeExceptionally(f.cause());
         return;
       }
-      QuicStreamChannel stream = (QuicStreamChannel) f.getNow();
+      QuicStreamChannel ch = (QuicStreamChannel) f.getNow();
+      stream.complete(ch);
       Http3Headers h = new DefaultHttp3Headers()
           .method(method).path(path).authority(authority).scheme("https");
       if (bodyLength > 0) {
@@ -115,11 +122,11 @@ final class Http3TestClient implements AutoCloseable {
       }
       extra.forEach(h::set);
       if (bodyLength <= 0) {
-        stream.writeAndFlush(new DefaultHttp3HeadersFrame(h)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        ch.writeAndFlush(new DefaultHttp3HeadersFrame(h)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
         return;
       }
-      stream.write(new DefaultHttp3HeadersFrame(h));
-      new BodyWriter(stream, bodyLength).pump();
+      ch.write(new DefaultHttp3HeadersFrame(h));
+      new BodyWriter(ch, bodyLength).pump();
     });
     return result;
   }
