@@ -213,6 +213,30 @@ class Http3ServerLegTest {
     }
   }
 
+  /** An origin allowing 8 concurrent streams: the other requests wait for its stream credit. */
+  @Test
+  void requestsBeyondTheOriginsStreamLimitWait() throws Exception {
+    try (Http3TestOrigin narrow = new Http3TestOrigin(TestPki.shared().originCa(), 8)) {
+      String tag = UUID.randomUUID().toString();
+      HttpClient c = client(HttpClient.Version.HTTP_2);
+      List<CompletableFuture<HttpResponse<InputStream>>> all = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        all.add(c.sendAsync(HttpRequest.newBuilder(URI.create(narrow.url() + "/bytes/" + (100_000 + i) + "?t=" + tag
+            + "&i=" + i)).build(), HttpResponse.BodyHandlers.ofInputStream()));
+      }
+      for (int i = 0; i < 40; i++) {
+        HttpResponse<InputStream> r = all.get(i).get(120, TimeUnit.SECONDS);
+        assertThat(r.statusCode()).as("request " + i).isEqualTo(200);
+        try (InputStream in = r.body()) {
+          assertThat(TestData.sha256(in)).as("request " + i).isEqualTo(TestData.sha256(100_000 + i));
+        }
+      }
+      assertThat(narrow.connections()).as("all on one QUIC connection").isEqualTo(1);
+      assertThat(proxy.awaitFlows(40, f -> f.request() != null && f.request().url().contains(tag)))
+          .allSatisfy(f -> assertThat(f.state()).isEqualTo(FlowState.COMPLETE));
+    }
+  }
+
   @Test
   void untrustedOriginCertificateIsRefused() throws Exception {
     HttpResponse<String> r = client(HttpClient.Version.HTTP_1_1).send(

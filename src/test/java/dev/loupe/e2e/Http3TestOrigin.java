@@ -64,6 +64,11 @@ final class Http3TestOrigin implements AutoCloseable {
   private final AtomicInteger connections = new AtomicInteger();
 
   Http3TestOrigin(CertificateAuthority ca) throws Exception {
+    this(ca, 256);
+  }
+
+  /** {@code maxStreams}: the concurrent request streams a client may open (MAX_STREAMS). */
+  Http3TestOrigin(CertificateAuthority ca, int maxStreams) throws Exception {
     LeafCertificate leaf = ca.leafFor("127.0.0.1");
     QuicSslContext ssl = QuicSslContextBuilder.forServer(leaf.privateKey(), null,
         leaf.chain().toArray(new X509Certificate[0])).applicationProtocols("h3").build();
@@ -73,7 +78,7 @@ final class Http3TestOrigin implements AutoCloseable {
         .initialMaxData(32L << 20)
         .initialMaxStreamDataBidirectionalLocal(2L << 20)
         .initialMaxStreamDataBidirectionalRemote(2L << 20)
-        .initialMaxStreamsBidirectional(256)
+        .initialMaxStreamsBidirectional(maxStreams)
         .tokenHandler(InsecureQuicTokenHandler.INSTANCE)
         .handler(new ChannelInitializer<QuicChannel>() {
           @Override

@@ -49,7 +49,8 @@ import javax.net.ssl.SSLSession;
  * its own UDP socket), every exchange a new request stream on it, behind Netty's
  * {@link Http3FrameToHttpObjectCodec} so the existing server leg reads HTTP messages as it does
  * for HTTP/2. Acquires made while the connection is being set up wait for it (one handshake per
- * origin, not one per request). A connection that closed, failed or received GOAWAY leaves the
+ * origin, not one per request). Streams beyond the origin's MAX_STREAMS credit wait for it (QUIC
+ * grants more as streams end). A connection that closed, failed or received GOAWAY leaves the
  * pool; an origin that vanishes is cleaned up by QUIC's idle timeout (the pool idle timeout).
  *
  * <p>The origin's certificate is verified like TCP TLS (JDK trust plus the configured CAs, host
@@ -84,6 +85,16 @@ public final class Http3Upstreams {
     ConnectionInfo info;
     int opened;
     final List<Promise<QuicChannel>> waiting = new ArrayList<>();
+    /** Stream opens waiting for the origin's stream credit (MAX_STREAMS). */
+    final java.util.ArrayDeque<Runnable> waitingForStream = new java.util.ArrayDeque<>();
+
+    /** Opens waiting streams while the origin allows more. */
+    void drainStreamWaiters() {
+      while (!waitingForStream.isEmpty()
+          && (quic == null || quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0)) {
+        waitingForStream.poll().run(); // with no connection left, each fails with the reason
+      }
+    }
 
     boolean usable() {
       return quic != null && quic.isActive() && !http3.isGoAwayReceived();
@@ -111,16 +122,22 @@ public final class Http3Upstreams {
                 + f.cause().getMessage())));
         return;
       }
-      openStream(origin, key, result, host, port);
+      QuicChannel quic = (QuicChannel) f.getNow();
+      if (quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0
+          && origin.waitingForStream.isEmpty()) {
+        openStream(origin, quic, key, result, host, port);
+      } else {
+        origin.waitingForStream.add(() -> openStream(origin, quic, key, result, host, port));
+      }
     });
     return result;
   }
 
-  private void openStream(Origin origin, String key, Promise<UpstreamConnector.Result> result, String host,
-      int port) {
+  private void openStream(Origin origin, QuicChannel quic, String key, Promise<UpstreamConnector.Result> result,
+      String host, int port) {
     boolean reused = origin.opened++ > 0;
     ConnectionInfo i = origin.info;
-    Http3.newRequestStream(origin.quic, new ChannelInitializer<QuicStreamChannel>() {
+    Http3.newRequestStream(quic, new ChannelInitializer<QuicStreamChannel>() {
       @Override
       protected void initChannel(QuicStreamChannel stream) {
         stream.config().setAutoRead(false);
@@ -208,6 +225,16 @@ public final class Http3Upstreams {
               udp.close();
               if (origin.quic == quic) {
                 origin.quic = null;
+              }
+              origin.drainStreamWaiters();
+            });
+            quic.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+              @Override
+              public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof io.netty.handler.codec.quic.QuicStreamLimitChangedEvent) {
+                  origin.drainStreamWaiters(); // the origin granted more streams
+                }
+                ctx.fireUserEventTriggered(evt);
               }
             });
             origin.quic = quic;
