@@ -174,6 +174,7 @@ class Http3ReverseModeTest {
         .isEqualTo(((InetSocketAddress) o.client().connection().localSocketAddress()).getPort());
     assertThat(flow.clientConnection().tls()).isNotNull();
     assertThat(flow.clientConnection().tls().alpn()).isEqualTo("h3");
+    assertThat(flow.clientConnection().tls().sni()).as("the SNI the client sent").isEqualTo(NAME);
     assertThat(flow.response().status()).isEqualTo(200);
     if (method.equals("POST")) {
       assertThat(flow.requestBody().size()).isEqualTo(size);
@@ -356,8 +357,9 @@ class Http3ReverseModeTest {
     // No SNI (an IP literal): the certificate for the reverse target's host, 127.0.0.1 here, which
     // passes the check against the address.
     try (Http3TestClient c = client(toH1, "127.0.0.1")) {
-      Http3TestClient.Response r = c.send("GET", "/bytes/6", "127.0.0.1", 0).get(30, TimeUnit.SECONDS);
+      Http3TestClient.Response r = c.send("GET", "/bytes/6?nosni", "127.0.0.1", 0).get(30, TimeUnit.SECONDS);
       assertThat(r.sha256()).isEqualTo(TestData.sha256(6));
+      assertThat(toH1.awaitFlow("nosni").clientConnection().tls().sni()).isNull();
     }
     // Hostname checking is on: a name the certificate does not carry is refused. (Without SNI,
     // which "localhost" does not send, Loupe presents the 127.0.0.1 certificate.)

@@ -51,6 +51,7 @@ public final class Http3Streams {
 
   private static final AttributeKey<String> CANCEL_REASON = AttributeKey.valueOf("loupe.h3.cancel");
   private static final AttributeKey<TlsInfo> TLS = AttributeKey.valueOf("loupe.h3.tls");
+  private static final AttributeKey<String> SNI = AttributeKey.valueOf("loupe.h3.sni");
 
   private Http3Streams() {}
 
@@ -63,6 +64,15 @@ public final class Http3Streams {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(QuicChannel quic) {
+        quic.pipeline().addLast("h3-sni", new io.netty.channel.ChannelInboundHandlerAdapter() {
+          @Override
+          public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof io.netty.handler.ssl.SniCompletionEvent sni && sni.hostname() != null) {
+              ctx.channel().attr(SNI).set(sni.hostname()); // the name the client asked for, for the flow
+            }
+            ctx.fireUserEventTriggered(evt);
+          }
+        });
         quic.pipeline().addLast(new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
           @Override
           protected void initChannel(QuicStreamChannel stream) {
@@ -176,7 +186,7 @@ public final class Http3Streams {
     if (t == null) {
       SSLEngine engine = quic.sslEngine();
       SSLSession s = engine == null ? null : engine.getSession();
-      t = new TlsInfo(null, s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(),
+      t = new TlsInfo(quic.attr(SNI).get(), s == null ? "TLSv1.3" : s.getProtocol(), s == null ? null : s.getCipherSuite(),
           engine == null ? "h3" : engine.getApplicationProtocol(), List.of(), false);
       quic.attr(TLS).set(t);
     }
