@@ -125,9 +125,10 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--key", paramLabel = "FILE", description = "Reverse mode: the PKCS#8 PEM key of --cert.")
   Path key;
 
-  @Option(names = "--upstream-protocol", paramLabel = "auto|h1|h2", defaultValue = "auto",
+  @Option(names = "--upstream-protocol", paramLabel = "auto|h1|h2|h3", defaultValue = "auto",
       description = "What Loupe speaks to origins: auto (default: HTTP/2 when the client spoke it and the origin"
-          + " agrees by ALPN, else HTTP/1.1), h1, or h2 (h2c prior knowledge for http:// origins).")
+          + " agrees by ALPN, else HTTP/1.1), h1, h2 (h2c prior knowledge for http:// origins), or h3"
+          + " (HTTP/3 over QUIC to https:// origins; http:// origins stay on HTTP/1.1).")
   String upstreamProtocol;
 
   @Option(names = "--upstream-proxy", paramLabel = "URL",
@@ -217,7 +218,9 @@ final class LoupeCommand implements Callable<Integer> {
       case "auto" -> EngineConfig.UpstreamProtocol.AUTO;
       case "h1", "http/1.1", "http1" -> EngineConfig.UpstreamProtocol.H1;
       case "h2", "http/2", "http2" -> EngineConfig.UpstreamProtocol.H2;
-      default -> throw new UsageError("--upstream-protocol: expected auto, h1 or h2, got '" + upstreamProtocol + "'");
+      case "h3", "http/3", "http3" -> EngineConfig.UpstreamProtocol.H3;
+      default -> throw new UsageError("--upstream-protocol: expected auto, h1, h2 or h3, got '" + upstreamProtocol
+          + "'");
     };
     EngineConfig.UpstreamProxy viaProxy = null;
     if (upstreamProxy != null && !upstreamProxy.isBlank()) {

@@ -157,7 +157,12 @@ public record EngineConfig(
     /** Always HTTP/1.1. */
     H1,
     /** Always HTTP/2 (h2 by ALPN over TLS, h2c prior knowledge in cleartext); fail if the origin cannot. */
-    H2
+    H2,
+    /**
+     * HTTP/3 (QUIC) to {@code https} origins, on the origin's port over UDP; fail if the origin
+     * cannot. Cleartext {@code http} origins stay on HTTP/1.1 (HTTP/3 has no cleartext form).
+     */
+    H3
   }
 
   /**

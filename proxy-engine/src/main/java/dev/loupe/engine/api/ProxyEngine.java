@@ -34,6 +34,9 @@ public final class ProxyEngine implements AutoCloseable {
   private final ExecutorService blocking;
   private final UpstreamConnector connector;
   private final Channel listener;
+  /** Reverse mode: the QUIC (HTTP/3) listener on the same port number, or null. */
+  private final dev.loupe.engine.internal.http3.Http3Listener quic;
+  private final String quicProblem;
 
   private ProxyEngine(EngineConfig config, FlowStore store) throws IOException {
     this.config = config;
@@ -44,6 +47,11 @@ public final class ProxyEngine implements AutoCloseable {
         config.connectTimeout(),
         config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
         config.limits().maxHeaderSize(), config.limits().maxChunkSize(), config.upstreamProxy());
+    if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.H3) {
+      connector.http3(new dev.loupe.engine.internal.http3.Http3Upstreams(
+          UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
+          config.connectTimeout(), config.poolIdleTimeout()));
+    }
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
     EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);
     this.boss = Transports.newGroup(1, "loupe-accept");
@@ -69,6 +77,24 @@ public final class ProxyEngine implements AutoCloseable {
       }
       throw new IOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
     }
+    dev.loupe.engine.internal.http3.Http3Listener h3 = null;
+    String problem = null;
+    if (config.reverse() != null) {
+      // UDP on the port the TCP listener got (the real one when 0 was asked for).
+      InetSocketAddress udp = new InetSocketAddress(config.listen().getAddress(), address().getPort());
+      try {
+        h3 = dev.loupe.engine.internal.http3.Http3Listener.bind(workers, udp,
+            new dev.loupe.engine.internal.http3.QuicServerContexts(config.certificates(),
+                config.reverse().certificateHost()),
+            dev.loupe.engine.internal.relay.Http3Streams.reverseConnections(ctx));
+        ctx.altSvc().set("h3=\":" + udp.getPort() + "\"; ma=86400");
+      } catch (IOException | RuntimeException | LinkageError e) {
+        // HTTP/3 is an extra: without it reverse mode still serves TCP, without Alt-Svc.
+        problem = e.getMessage() != null ? e.getMessage() : e.toString();
+      }
+    }
+    this.quic = h3;
+    this.quicProblem = problem;
   }
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
@@ -79,6 +105,21 @@ public final class ProxyEngine implements AutoCloseable {
   /** The bound address (with the real port when 0 was asked for). */
   public InetSocketAddress address() {
     return (InetSocketAddress) listener.localAddress();
+  }
+
+  /** Reverse mode: the UDP address serving HTTP/3 (same port as {@link #address()}), or null. */
+  public InetSocketAddress http3Address() {
+    return quic == null ? null : quic.address();
+  }
+
+  /** Reverse mode: why there is no HTTP/3 listener (e.g. the UDP port is taken), or null. */
+  public String http3Problem() {
+    return quicProblem;
+  }
+
+  /** Open HTTP/3 client connections (reverse mode), for tests and diagnostics. */
+  public int http3ClientConnections() {
+    return quic == null ? 0 : quic.connections();
   }
 
   public EngineConfig config() {
@@ -99,6 +140,11 @@ public final class ProxyEngine implements AutoCloseable {
     return connector.http2Connections();
   }
 
+  /** Open HTTP/3 connections to origins, for tests and diagnostics. */
+  public int http3UpstreamConnections() {
+    return connector.http3Connections();
+  }
+
   /** Which I/O transport is in use ("epoll" or "nio"). */
   public static String transport() {
     return Transports.name();
@@ -112,6 +158,9 @@ public final class ProxyEngine implements AutoCloseable {
   /** Stops listening, closes every connection and waits (up to a few seconds) for the loops to end. */
   @Override
   public void close() {
+    if (quic != null) {
+      quic.close(); // GOAWAY + CONNECTION_CLOSE (H3_NO_ERROR) to every HTTP/3 client
+    }
     listener.close().syncUninterruptibly();
     connector.closeAll();
     shutdownGroups();

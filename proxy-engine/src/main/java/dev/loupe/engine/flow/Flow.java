@@ -42,6 +42,7 @@ public final class Flow {
   private volatile long tunnelBytesServerToClient;
   private volatile int clientStreamId = -1;
   private volatile int serverStreamId = -1;
+  private volatile String clientQuicConnectionId;
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
     this.id = id;
@@ -111,6 +112,9 @@ public final class Flow {
   /** HTTP/2 (or HTTP/3) stream id on the server leg, or -1 for HTTP/1.x. */
   public int serverStreamId() { return serverStreamId; }
 
+  /** HTTP/3 client leg: Loupe's QUIC connection id for that connection (hex), or null. */
+  public String clientQuicConnectionId() { return clientQuicConnectionId; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -122,6 +126,8 @@ public final class Flow {
   public void clientStreamId(int id) { clientStreamId = id; }
 
   public void serverStreamId(int id) { serverStreamId = id; }
+
+  public void clientQuicConnectionId(String id) { clientQuicConnectionId = id; }
 
   public void clientConnection(ConnectionInfo c) { clientConnection = c; }
 

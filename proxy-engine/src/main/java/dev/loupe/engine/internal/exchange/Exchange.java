@@ -100,7 +100,7 @@ public final class Exchange {
     } else if (event instanceof UpstreamBroken e) {
       onUpstreamBroken(e, out);
     } else if (event instanceof ClientGone) {
-      onClientGone(out);
+      onClientGone(((ClientGone) event).reason(), out);
     } else if (event instanceof ResponseTimedOut) {
       if (responseState == ResponseState.AWAITING_HEADERS) {
         failBeforeResponse(new FlowError(FlowError.Kind.TIMEOUT,
@@ -250,13 +250,14 @@ public final class Exchange {
     }
   }
 
-  private void onClientGone(List<ExchangeCommand> out) {
+  private void onClientGone(String reason, List<ExchangeCommand> out) {
     if (responseState == ResponseState.WEBSOCKET) {
       responseState = ResponseState.ENDED;
       complete(out);
       return;
     }
-    flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client closed the connection before the response ended"));
+    flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, reason != null ? reason
+        : "the client closed the connection before the response ended"));
     releaseUpstream(out);
     discardHeld(out);
     finish(out);

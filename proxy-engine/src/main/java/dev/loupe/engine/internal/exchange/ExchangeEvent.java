@@ -48,8 +48,16 @@ public sealed interface ExchangeEvent {
     }
   }
 
-  /** The client went away. */
-  record ClientGone() implements ExchangeEvent {}
+  /**
+   * The client went away.
+   *
+   * @param reason what the client did (e.g. an HTTP/3 stream cancelled), or null for a plain close
+   */
+  record ClientGone(String reason) implements ExchangeEvent {
+    public ClientGone() {
+      this(null);
+    }
+  }
 
   /** The origin did not send a response head in time. */
   record ResponseTimedOut() implements ExchangeEvent {}

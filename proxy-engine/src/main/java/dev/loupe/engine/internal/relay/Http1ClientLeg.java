@@ -132,8 +132,14 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     this.ctx = ctx;
     Channel ch = ctx.channel();
     Channel connection = side.multiplexed() && ch.parent() != null ? ch.parent() : ch;
-    clientInfo = new ConnectionInfo(connectionId(connection), (InetSocketAddress) connection.remoteAddress(),
-        (InetSocketAddress) connection.localAddress(), clientTls, false);
+    if (connection instanceof io.netty.handler.codec.quic.QuicChannel quic) {
+      // HTTP/3: the QUIC connection's addresses are connection ids; the UDP addresses are these.
+      clientInfo = new ConnectionInfo(connectionId(connection), (InetSocketAddress) quic.remoteSocketAddress(),
+          (InetSocketAddress) quic.localSocketAddress(), clientTls, false);
+    } else {
+      clientInfo = new ConnectionInfo(connectionId(connection), (InetSocketAddress) connection.remoteAddress(),
+          (InetSocketAddress) connection.localAddress(), clientTls, false);
+    }
     if (ch.isActive()) {
       ctx.read();
     }
@@ -283,6 +289,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         : request != null ? request.protocolVersion().text() : side.protocol());
     if (side.multiplexed() && ctx.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel sc) {
       flow.clientStreamId(sc.stream().id());
+    } else if (ctx.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel qs) {
+      flow.clientStreamId((int) Math.min(qs.streamId(), Integer.MAX_VALUE));
+      flow.clientQuicConnectionId(Http3Streams.connectionIdHex(qs.parent()));
     }
     flow.clientConnection(new ConnectionInfo(clientInfo.id(), clientInfo.remoteAddress(), clientInfo.localAddress(),
         clientTls, served > 0));
@@ -504,7 +513,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             return;
           }
           upstream = r.connection();
-          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(), upstream.multiplexed());
+          serverLeg = new Http1ServerLeg(this, ex.flow().request().authority(),
+              upstream.multiplexed() ? upstream.protocol() : null);
           LegSlot.attach(upstream.channel(), serverLeg);
           execute(ex.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));
           if (upstream != null) {
@@ -525,6 +535,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     return switch (engine.config().upstreamProtocol()) {
       case H1 -> UpstreamConnector.Want.H1;
       case H2 -> UpstreamConnector.Want.H2;
+      case H3 -> UpstreamConnector.Want.H3;
       case AUTO -> side.h2cPriorKnowledge() ? UpstreamConnector.Want.H2
           : side.multiplexed() ? UpstreamConnector.Want.H2_OR_H1 : UpstreamConnector.Want.H1;
     };
@@ -606,6 +617,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
         !closeAfterResponse);
+    String altSvc = engine.altSvc().get();
+    if (altSvc != null && !Http3Streams.PROTOCOL.equals(side.protocol())) {
+      // Reverse mode with the QUIC listener up: point TCP clients at it (an origin's own Alt-Svc
+      // names the origin's endpoints, which the client does not reach through Loupe).
+      response.headers().set(HttpHeaderNames.ALT_SVC, altSvc);
+    }
     if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       closeAfterResponse = true;
     }
@@ -690,6 +707,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
         && upstream.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel sc) {
       exchange.flow().serverStreamId(sc.stream().id());
+    } else if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
+        && upstream.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel qs) {
+      exchange.flow().serverStreamId((int) Math.min(qs.streamId(), Integer.MAX_VALUE));
     }
     if (exchange != null) {
       execute(exchange.on(e));
@@ -893,7 +913,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     releaseInbound();
     releaseEarlyBytes();
     if (exchange != null) {
-      execute(exchange.on(new ExchangeEvent.ClientGone()));
+      execute(exchange.on(new ExchangeEvent.ClientGone(Http3Streams.cancelReason(ctx.channel()))));
     }
     if (upstream != null) {
       releaseUpstream(false);
@@ -904,6 +924,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (ctx.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel) {
+      Http3Streams.streamFailed(ctx.channel(), cause); // resets the stream with an HTTP/3 error code
+      return;
+    }
     if (cause instanceof io.netty.handler.codec.http2.Http2Exception.StreamException se
         && ctx.channel() instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
       // Keep the stream error's code (e.g. FLOW_CONTROL_ERROR): a bare close would say CANCEL.

@@ -24,14 +24,18 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
   private final Http1ClientLeg owner;
   private final String authority;
   private final boolean http2;
+  /** {@code HTTP/2} or {@code HTTP/3} for a multiplexed stream, else null. */
+  private final String multiplexed;
   private boolean responseStarted;
   private boolean responseEnded;
   private boolean detached;
 
-  Http1ServerLeg(Http1ClientLeg owner, String authority, boolean http2) {
+  /** {@code multiplexed}: the protocol of a stream ({@code HTTP/2}, {@code HTTP/3}), or null for HTTP/1.x. */
+  Http1ServerLeg(Http1ClientLeg owner, String authority, String multiplexed) {
     this.owner = owner;
     this.authority = authority;
-    this.http2 = http2;
+    this.http2 = multiplexed != null;
+    this.multiplexed = multiplexed;
   }
 
   /** Stops forwarding events (the exchange is over); the handler is about to be removed. */
@@ -57,7 +61,7 @@ final class Http1ServerLeg extends ChannelInboundHandlerAdapter {
         responseStarted = true;
       }
       owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(http2
-          ? new dev.loupe.engine.flow.ResponseHead(r.status().code(), "", "HTTP/2",
+          ? new dev.loupe.engine.flow.ResponseHead(r.status().code(), "", multiplexed,
               Http1Messages.toHeadersFromHttp2(r.headers(), false))
           : Http1Messages.toResponseHead(r)));
       if (!(msg instanceof HttpContent)) {

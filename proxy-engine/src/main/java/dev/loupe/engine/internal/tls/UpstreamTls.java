@@ -59,6 +59,24 @@ public final class UpstreamTls {
     }
   }
 
+  /**
+   * The QUIC (HTTP/3) client context: same trust as the TCP contexts (JDK default plus the extra
+   * CAs, or none when insecure), host name checking on unless insecure, ALPN {@code h3}.
+   */
+  public static io.netty.handler.codec.quic.QuicSslContext quicClientContext(List<X509Certificate> extraCas,
+      boolean insecure) {
+    var b = io.netty.handler.codec.quic.QuicSslContextBuilder.forClient()
+        .applicationProtocols("h3")
+        // Netty's QUIC client checks host names only when told to (and its default has varied).
+        .endpointIdentificationAlgorithm(insecure ? null : "HTTPS");
+    if (insecure) {
+      b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+    } else {
+      b.trustManager(trustManager(extraCas));
+    }
+    return b.build();
+  }
+
   /** JDK default trust, then the extra CAs. Host name checks are done by the delegates. */
   static X509ExtendedTrustManager trustManager(List<X509Certificate> extraCas) {
     try {

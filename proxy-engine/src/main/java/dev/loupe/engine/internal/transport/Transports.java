@@ -34,6 +34,12 @@ public final class Transports {
     return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
   }
 
+  /** UDP (QUIC) channels for groups made by {@link #newGroup}. */
+  public static Class<? extends io.netty.channel.socket.DatagramChannel> datagramChannel() {
+    return EPOLL ? io.netty.channel.epoll.EpollDatagramChannel.class
+        : io.netty.channel.socket.nio.NioDatagramChannel.class;
+  }
+
   public static String name() {
     return EPOLL ? "epoll" : "nio";
   }

@@ -113,8 +113,19 @@ public final class UpstreamConnector {
   /** The TLS client contexts by ALPN offer. */
   public record UpstreamTlsContexts(SslContext h1, SslContext h2OrH1, SslContext h2Only) {}
 
-  /** What the server leg may speak: HTTP/1.1 only, HTTP/2 only, or HTTP/2 when the origin agrees. */
-  public enum Want { H1, H2, H2_OR_H1 }
+  /**
+   * What the server leg may speak: HTTP/1.1 only, HTTP/2 only, HTTP/2 when the origin agrees, or
+   * HTTP/3 (QUIC) only.
+   */
+  public enum Want { H1, H2, H2_OR_H1, H3 }
+
+  /** The HTTP/3 pool, when the engine has one (see {@link #http3(dev.loupe.engine.internal.http3.Http3Upstreams)}). */
+  private volatile dev.loupe.engine.internal.http3.Http3Upstreams h3;
+
+  /** Enables {@link Want#H3}. Call once, before the first acquire. */
+  public void http3(dev.loupe.engine.internal.http3.Http3Upstreams pool) {
+    this.h3 = pool;
+  }
 
   /** {@link #acquire(EventLoop, String, String, int, Flow, Want)} for HTTP/1.1. */
   public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
@@ -129,8 +140,18 @@ public final class UpstreamConnector {
     Promise<Result> promise = loop.newPromise();
     String key = key(scheme, host, port);
     boolean tcp = scheme.equals("tcp");
-    if (tcp || (want == Want.H2_OR_H1 && (!scheme.equals("https") || h1Only.containsKey(key)))) {
-      want = Want.H1; // h2 only by ALPN (or forced h2c); an origin that declined keeps HTTP/1.1
+    if (tcp || (want == Want.H2_OR_H1 && (!scheme.equals("https") || h1Only.containsKey(key)))
+        || (want == Want.H3 && !scheme.equals("https"))) {
+      // h2 only by ALPN (or forced h2c); an origin that declined keeps HTTP/1.1; HTTP/3 has no
+      // cleartext form.
+      want = Want.H1;
+    }
+    if (want == Want.H3) {
+      if (h3 == null) {
+        return promise.setSuccess(new Result(null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+            "HTTP/3 to origins is not available")));
+      }
+      return h3.acquire(loop, host, port, flow);
     }
     if (want != Want.H1) {
       Http2Upstreams.Origin origin = h2.origin(loop, key);
@@ -400,6 +421,11 @@ public final class UpstreamConnector {
    */
   public void release(UpstreamConnection c, boolean reusable) {
     Channel ch = c.channel();
+    if (ch instanceof io.netty.handler.codec.quic.QuicStreamChannel stream) {
+      // An HTTP/3 stream: reset (H3_REQUEST_CANCELLED) unless its exchange completed.
+      dev.loupe.engine.internal.http3.Http3Upstreams.release(stream, reusable);
+      return;
+    }
     if (c.multiplexed() || !reusable || !ch.isActive()) {
       ch.close(); // an HTTP/2 stream: closing it resets it if still open; the connection stays pooled
       return;
@@ -467,9 +493,17 @@ public final class UpstreamConnector {
     return h2.connections();
   }
 
+  /** Open HTTP/3 origin connections (all loops), for tests and metrics. */
+  public int http3Connections() {
+    return h3 == null ? 0 : h3.connections();
+  }
+
   /** Closes every pooled connection. */
   public void closeAll() {
     h2.closeAll();
+    if (h3 != null) {
+      h3.closeAll();
+    }
     for (Map.Entry<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> e : pools.entrySet()) {
       e.getKey().execute(() -> {
         for (ArrayDeque<UpstreamConnection> q : e.getValue().values()) {

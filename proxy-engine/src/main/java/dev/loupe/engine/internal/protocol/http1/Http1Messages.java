@@ -57,7 +57,8 @@ public final class Http1Messages {
     boolean hostDropped = !request;
     for (Map.Entry<String, String> e : h) {
       String name = e.getKey();
-      if (name.regionMatches(true, 0, "x-http2-", 0, 8) || name.equalsIgnoreCase("transfer-encoding")) {
+      if (name.regionMatches(true, 0, "x-http2-", 0, 8) || name.regionMatches(true, 0, "x-http3-", 0, 8)
+          || name.equalsIgnoreCase("transfer-encoding")) {
         continue;
       }
       if (!hostDropped && name.equalsIgnoreCase("host")) {

@@ -1,0 +1,389 @@
+package dev.loupe.engine.internal.http3;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.transport.ConnectionIds;
+import dev.loupe.engine.internal.transport.Transports;
+import dev.loupe.engine.internal.transport.UpstreamConnection;
+import dev.loupe.engine.internal.transport.UpstreamConnector;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3ClientConnectionHandler;
+import io.netty.handler.codec.http3.Http3ErrorCode;
+import io.netty.handler.codec.http3.Http3FrameToHttpObjectCodec;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicException;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamResetException;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * The HTTP/3 side of the server-leg pool: one QUIC connection per origin and event loop (each on
+ * its own UDP socket), every exchange a new request stream on it, behind Netty's
+ * {@link Http3FrameToHttpObjectCodec} so the existing server leg reads HTTP messages as it does
+ * for HTTP/2. Acquires made while the connection is being set up wait for it (one handshake per
+ * origin, not one per request). Streams beyond the origin's MAX_STREAMS credit wait for it (QUIC
+ * grants more as streams end). A connection that closed, failed or received GOAWAY leaves the
+ * pool; an origin that vanishes is cleaned up by QUIC's idle timeout (the pool idle timeout).
+ *
+ * <p>The origin's certificate is verified like TCP TLS (JDK trust plus the configured CAs, host
+ * name checked) unless {@code --insecure}.
+ *
+ * <p>Event-loop confined per loop.
+ */
+public final class Http3Upstreams {
+  private static final long CONNECTION_WINDOW = 16L << 20;
+  private static final long STREAM_WINDOW = 2L << 20;
+
+  private final QuicSslContext tls;
+  private final boolean verified;
+  private final Executor dnsExecutor;
+  private final Duration connectTimeout;
+  private final Duration idleTimeout;
+  private final Map<EventLoop, Map<String, Origin>> origins = new ConcurrentHashMap<>();
+
+  public Http3Upstreams(QuicSslContext tls, boolean verified, Executor dnsExecutor, Duration connectTimeout,
+      Duration idleTimeout) {
+    this.tls = tls;
+    this.verified = verified;
+    this.dnsExecutor = dnsExecutor;
+    this.connectTimeout = connectTimeout;
+    this.idleTimeout = idleTimeout;
+  }
+
+  /** One origin's connection on one loop, and the acquires waiting for it to be set up. */
+  private static final class Origin {
+    QuicChannel quic;
+    Http3ClientConnectionHandler http3;
+    ConnectionInfo info;
+    int opened;
+    final List<Promise<QuicChannel>> waiting = new ArrayList<>();
+    /** Stream opens waiting for the origin's stream credit (MAX_STREAMS). */
+    final java.util.ArrayDeque<Runnable> waitingForStream = new java.util.ArrayDeque<>();
+
+    /** Opens waiting streams while the origin allows more. */
+    void drainStreamWaiters() {
+      while (!waitingForStream.isEmpty()
+          && (quic == null || quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0)) {
+        waitingForStream.poll().run(); // with no connection left, each fails with the reason
+      }
+    }
+
+    boolean usable() {
+      return quic != null && quic.isActive() && !http3.isGoAwayReceived();
+    }
+  }
+
+  /** A request stream to {@code https://host:port} over HTTP/3. Completes on {@code loop}. */
+  public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, Flow flow) {
+    Promise<UpstreamConnector.Result> result = loop.newPromise();
+    String key = UpstreamConnector.key("https", host, port);
+    Origin origin = origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(key, k -> new Origin());
+    Promise<QuicChannel> connection = loop.newPromise();
+    if (origin.usable()) {
+      connection.setSuccess(origin.quic);
+    } else {
+      origin.waiting.add(connection);
+      if (origin.waiting.size() == 1) {
+        dial(loop, origin, host, port, flow);
+      }
+    }
+    connection.addListener(f -> {
+      if (!f.isSuccess()) {
+        result.trySuccess(new UpstreamConnector.Result(null, f.cause() instanceof FlowErrorException e ? e.error
+            : new FlowError(FlowError.Kind.CONNECT, "HTTP/3 to " + host + ":" + port + " failed: "
+                + f.cause().getMessage())));
+        return;
+      }
+      QuicChannel quic = (QuicChannel) f.getNow();
+      if (quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0
+          && origin.waitingForStream.isEmpty()) {
+        openStream(origin, quic, key, result, host, port);
+      } else {
+        origin.waitingForStream.add(() -> openStream(origin, quic, key, result, host, port));
+      }
+    });
+    return result;
+  }
+
+  private void openStream(Origin origin, QuicChannel quic, String key, Promise<UpstreamConnector.Result> result,
+      String host, int port) {
+    boolean reused = origin.opened++ > 0;
+    ConnectionInfo i = origin.info;
+    Http3.newRequestStream(quic, new ChannelInitializer<QuicStreamChannel>() {
+      @Override
+      protected void initChannel(QuicStreamChannel stream) {
+        stream.config().setAutoRead(false);
+        stream.pipeline()
+            .addLast("h3-up-guard", new UpstreamStreamGuard())
+            .addLast(UpstreamConnector.CODEC, new Http3FrameToHttpObjectCodec(false));
+      }
+    }).addListener(f -> {
+      if (!f.isSuccess()) {
+        result.trySuccess(new UpstreamConnector.Result(null, new FlowError(FlowError.Kind.SERVER_RESET,
+            "cannot open an HTTP/3 stream to " + host + ":" + port + ": " + f.cause().getMessage())));
+        return;
+      }
+      QuicStreamChannel stream = (QuicStreamChannel) f.getNow();
+      result.trySuccess(new UpstreamConnector.Result(new UpstreamConnection(stream, key,
+          new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), reused), "HTTP/3", true), null));
+    });
+  }
+
+  /** DNS (blocking executor), then a UDP socket and the QUIC handshake; completes the waiters. */
+  private void dial(EventLoop loop, Origin origin, String host, int port, Flow flow) {
+    flow.timings().dnsStart(System.nanoTime());
+    dnsExecutor.execute(() -> {
+      InetAddress address;
+      try {
+        address = InetAddress.getByName(host);
+      } catch (UnknownHostException e) {
+        loop.execute(() -> {
+          flow.timings().dnsEnd(System.nanoTime());
+          fail(origin, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host));
+        });
+        return;
+      }
+      loop.execute(() -> {
+        flow.timings().dnsEnd(System.nanoTime());
+        handshake(loop, origin, host, new InetSocketAddress(address, port), flow);
+      });
+    });
+  }
+
+  private void handshake(EventLoop loop, Origin origin, String host, InetSocketAddress target, Flow flow) {
+    flow.timings().connectStart(System.nanoTime());
+    flow.timings().tlsStart(System.nanoTime());
+    String where = host + ":" + target.getPort();
+    var codec = Http3.newQuicClientCodecBuilder()
+        .sslEngineProvider(q -> tls.newEngine(q.alloc(), host, target.getPort()))
+        .maxIdleTimeout(idleTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .initialMaxData(CONNECTION_WINDOW)
+        .initialMaxStreamDataBidirectionalLocal(STREAM_WINDOW)
+        .initialMaxStreamDataBidirectionalRemote(STREAM_WINDOW)
+        .initialMaxStreamsBidirectional(0) // no server-initiated request streams in HTTP/3
+        .build();
+    new Bootstrap().group(loop).channel(Transports.datagramChannel())
+        .option(ChannelOption.SO_RCVBUF, 4 << 20)
+        .option(ChannelOption.SO_SNDBUF, 4 << 20)
+        .handler(codec)
+        .bind(new InetSocketAddress(0))
+        .addListener(bf -> {
+          if (!bf.isSuccess()) {
+            fail(origin, new FlowError(FlowError.Kind.CONNECT, "cannot open a UDP socket for HTTP/3 to " + where
+                + ": " + bf.cause().getMessage()));
+            return;
+          }
+          Channel udp = ((io.netty.channel.ChannelFuture) bf).channel();
+          Http3ClientConnectionHandler http3 = new Http3ClientConnectionHandler();
+          Future<QuicChannel> connect = QuicChannel.newBootstrap(udp)
+              .handler(http3)
+              .remoteAddress(target)
+              .connect();
+          var timeout = loop.schedule(() -> {
+            connect.cancel(false);
+          }, Math.max(connectTimeout.toMillis(), 10_000), TimeUnit.MILLISECONDS);
+          connect.addListener(cf -> {
+            timeout.cancel(false);
+            long now = System.nanoTime();
+            flow.timings().connectEnd(now);
+            flow.timings().tlsEnd(now);
+            if (!cf.isSuccess()) {
+              udp.close();
+              fail(origin, handshakeError(cf.isCancelled() ? null : cf.cause(), where));
+              return;
+            }
+            QuicChannel quic = (QuicChannel) cf.getNow();
+            quic.closeFuture().addListener(c -> {
+              udp.close();
+              if (origin.quic == quic) {
+                origin.quic = null;
+              }
+              origin.drainStreamWaiters();
+            });
+            quic.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+              @Override
+              public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof io.netty.handler.codec.quic.QuicStreamLimitChangedEvent) {
+                  origin.drainStreamWaiters(); // the origin granted more streams
+                }
+                ctx.fireUserEventTriggered(evt);
+              }
+            });
+            origin.quic = quic;
+            origin.http3 = http3;
+            origin.opened = 0;
+            origin.info = new ConnectionInfo(ConnectionIds.next(), target,
+                (InetSocketAddress) udp.localAddress(), tlsInfo(quic, host), false);
+            List<Promise<QuicChannel>> ready = new ArrayList<>(origin.waiting);
+            origin.waiting.clear();
+            for (Promise<QuicChannel> p : ready) {
+              p.trySuccess(quic);
+            }
+          });
+        });
+  }
+
+  private void fail(Origin origin, FlowError error) {
+    List<Promise<QuicChannel>> failed = new ArrayList<>(origin.waiting);
+    origin.waiting.clear();
+    for (Promise<QuicChannel> p : failed) {
+      p.tryFailure(new FlowErrorException(error));
+    }
+  }
+
+  private static FlowError handshakeError(Throwable cause, String where) {
+    if (cause == null) {
+      return new FlowError(FlowError.Kind.CONNECT_TIMEOUT, "no QUIC handshake with " + where
+          + " in time (UDP blocked, or no HTTP/3 there?)");
+    }
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.contains("CERTIFICATE_VERIFY_FAILED") || t instanceof java.security.cert.CertificateException) {
+        return new FlowError(FlowError.Kind.TLS_VERIFY, "the certificate of " + where + " is not trusted: " + m);
+      }
+    }
+    return new FlowError(FlowError.Kind.TLS_HANDSHAKE, "QUIC handshake with " + where + " failed: "
+        + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()));
+  }
+
+  private TlsInfo tlsInfo(QuicChannel quic, String host) {
+    SSLSession s = quic.sslEngine() == null ? null : quic.sslEngine().getSession();
+    List<X509Certificate> chain = new ArrayList<>();
+    if (s != null) {
+      try {
+        for (Certificate c : s.getPeerCertificates()) {
+          if (c instanceof X509Certificate x) {
+            chain.add(x);
+          }
+        }
+      } catch (SSLPeerUnverifiedException ignored) {
+        // no chain
+      }
+    }
+    return new TlsInfo(UpstreamConnector.isIpLiteral(host) ? null : host, s == null ? "TLSv1.3" : s.getProtocol(),
+        s == null ? null : s.getCipherSuite(), "h3", chain, verified);
+  }
+
+  /** Open HTTP/3 origin connections (all loops), for tests and metrics. */
+  public int connections() {
+    int n = 0;
+    for (Map<String, Origin> m : origins.values()) {
+      for (Origin o : m.values()) {
+        n += o.quic != null && o.quic.isActive() ? 1 : 0;
+      }
+    }
+    return n;
+  }
+
+  /** Closes every origin connection (CONNECTION_CLOSE, H3_NO_ERROR). */
+  public void closeAll() {
+    for (Map.Entry<EventLoop, Map<String, Origin>> e : origins.entrySet()) {
+      e.getKey().execute(() -> {
+        for (Origin o : e.getValue().values()) {
+          if (o.quic != null) {
+            o.quic.close(true, Http3ErrorCode.H3_NO_ERROR.code(), io.netty.buffer.Unpooled.EMPTY_BUFFER);
+          }
+        }
+      });
+    }
+  }
+
+  /**
+   * Resets an upstream request stream (the exchange ended early): H3_REQUEST_CANCELLED both ways.
+   * A stream whose exchange completed is just closed.
+   */
+  public static void release(QuicStreamChannel stream, boolean complete) {
+    if (!complete && stream.isActive()) {
+      stream.shutdown(Http3ErrorCode.H3_REQUEST_CANCELLED.code()).addListener(f -> stream.close());
+    } else {
+      stream.close();
+    }
+  }
+
+  private static final class FlowErrorException extends IOException {
+    final FlowError error;
+
+    FlowErrorException(FlowError error) {
+      super(error.message());
+      this.error = error;
+    }
+  }
+
+  /**
+   * In front of the HTTP/3 adapter on an origin stream: the adapter swallows QUIC exceptions and
+   * then reports the response as ended at the input shutdown that follows — a reset stream would
+   * pass for a complete, shorter body. Here a reset becomes an error the server leg sees (the
+   * exchange fails with the origin's reset), and nothing more goes in.
+   */
+  private static final class UpstreamStreamGuard extends ChannelDuplexHandler {
+    private boolean failed;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (failed) {
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (failed && evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+        return;
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (failed) {
+        return;
+      }
+      failed = true;
+      String what = cause instanceof QuicStreamResetException r
+          ? "the origin reset the HTTP/3 stream (" + codeName(r.applicationProtocolCode()) + ")"
+          : cause instanceof QuicException ? "QUIC error: " + cause.getMessage()
+          : cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+      // Past the adapter (it forwards what is not a QUIC/HTTP/3 exception) to the server leg.
+      ctx.fireExceptionCaught(new IOException(what));
+    }
+
+    private static String codeName(long code) {
+      for (Http3ErrorCode c : Http3ErrorCode.values()) {
+        if (c.code() == code) {
+          return c.name();
+        }
+      }
+      return "0x" + Long.toHexString(code);
+    }
+  }
+}
