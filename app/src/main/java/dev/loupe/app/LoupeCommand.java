@@ -230,6 +230,10 @@ final class LoupeCommand implements Callable<Integer> {
         throw new UsageError("--upstream-proxy: " + e.getMessage());
       }
     }
+    if (viaProxy != null && upstream == EngineConfig.UpstreamProtocol.H3) {
+      throw new UsageError("--upstream-proxy: HTTP/3 to origins (QUIC, over UDP) cannot go through an HTTP proxy;"
+          + " drop --upstream-protocol h3 or the upstream proxy");
+    }
     EngineConfig.Reverse reverse = null;
     if (mode.startsWith("reverse:")) {
       try {

@@ -188,6 +188,10 @@ public record EngineConfig(
     Objects.requireNonNull(responseTimeout, "responseTimeout");
     Objects.requireNonNull(poolIdleTimeout, "poolIdleTimeout");
     Objects.requireNonNull(upstreamProtocol, "upstreamProtocol");
+    if (upstreamProxy != null && upstreamProtocol == UpstreamProtocol.H3) {
+      throw new IllegalArgumentException("HTTP/3 to origins (QUIC, over UDP) cannot go through the upstream HTTP proxy "
+          + upstreamProxy + "; use --upstream-protocol auto, h1 or h2 with an upstream proxy");
+    }
   }
 
   public static Builder builder(CertificateSource certificates) {
