@@ -191,6 +191,9 @@ public final class DetailViewModel implements AutoCloseable {
         : f.clientProtocol() + streamId(f.clientStreamId())));
     rows.add(InfoRow.of("Server protocol", f.serverProtocol() == null ? null
         : f.serverProtocol() + streamId(f.serverStreamId())));
+    if (f.clientQuicConnectionId() != null) {
+      rows.add(InfoRow.of("QUIC connection (client)", f.clientQuicConnectionId()));
+    }
     if (f.isTunnel()) {
       rows.add(InfoRow.of("Tunnel bytes", "client → server " + FlowRow.humanBytes(f.tunnelBytesClientToServer())
           + ", server → client " + FlowRow.humanBytes(f.tunnelBytesServerToClient())));
