@@ -7,13 +7,18 @@ import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.common.FxThread;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -56,10 +61,10 @@ public final class FlowListViewModel implements AutoCloseable {
   private final FlowStore.Subscription subscription;
   private final ScheduledExecutorService pulse;
   private Filter filter = Filter.ALL;
-  private final java.util.concurrent.Executor filterWorker;
-  /** Increases with each {@link #filter} call; an older answer is dropped (UI thread only). */
-  private long filterGeneration;
-  private final javafx.beans.property.ReadOnlyBooleanWrapper filtering = new javafx.beans.property.ReadOnlyBooleanWrapper(this, "filtering");
+  private final Executor filterWorker;
+  /** Increases with each {@link #filter} call; an older answer is dropped, an older scan stops. */
+  private volatile long filterGeneration;
+  private final ReadOnlyBooleanWrapper filtering = new ReadOnlyBooleanWrapper(this, "filtering");
 
   /** Follows {@code store} from now on (flows already in it are loaded first). */
   public FlowListViewModel(FlowStore store, FxThread fx) {
@@ -67,7 +72,7 @@ public final class FlowListViewModel implements AutoCloseable {
   }
 
   /** {@code filterWorker} null: a daemon thread of its own. */
-  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond, java.util.concurrent.Executor filterWorker) {
+  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond, Executor filterWorker) {
     this.fx = fx;
     this.filterWorker = filterWorker != null ? filterWorker : Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "loupe-ui-filter");
@@ -131,8 +136,11 @@ public final class FlowListViewModel implements AutoCloseable {
     FlowRow[] snapshot = rows.toArray(new FlowRow[0]);
     filtering.set(true);
     filterWorker.execute(() -> {
-      java.util.BitSet matches = new java.util.BitSet(snapshot.length);
+      BitSet matches = new BitSet(snapshot.length);
       for (int i = 0; i < snapshot.length; i++) {
+        if ((i & 1023) == 0 && generation != filterGeneration) {
+          return; // the user typed on: a newer scan is queued
+        }
         if (f.test(snapshot[i].flow())) {
           matches.set(i);
         }
@@ -152,7 +160,7 @@ public final class FlowListViewModel implements AutoCloseable {
   }
 
   /** True from a {@link #filter} call until its answer is applied. */
-  public javafx.beans.property.ReadOnlyBooleanProperty filteringProperty() {
+  public ReadOnlyBooleanProperty filteringProperty() {
     return filtering.getReadOnlyProperty();
   }
 
@@ -219,7 +227,7 @@ public final class FlowListViewModel implements AutoCloseable {
 
   @Override
   public void close() {
-    if (filterWorker instanceof java.util.concurrent.ExecutorService own) {
+    if (filterWorker instanceof ExecutorService own) {
       own.shutdownNow();
     }
     if (pulse != null) {
