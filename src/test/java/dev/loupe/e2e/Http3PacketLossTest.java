@@ -56,6 +56,7 @@ class Http3PacketLossTest {
       assertThat(proxy.engine().http3Problem()).isNull();
       String tag = UUID.randomUUID().toString();
       String authority = NAME + ":" + proxy.port();
+      long started = System.nanoTime();
       try (Http3TestClient client = new Http3TestClient(relay.address(), NAME,
           TestPki.shared().loupeCa().certificate())) {
         List<CompletableFuture<Http3TestClient.Response>> all = new ArrayList<>();
@@ -72,6 +73,8 @@ class Http3PacketLossTest {
           assertThat(r.sha256()).as("request %d body SHA-256", i).isEqualTo(TestData.sha256(size(i)));
         }
       }
+      System.out.printf("Http3PacketLossTest: client leg, %d requests in %d ms; relay %s%n", REQUESTS,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), relay);
 
       List<Flow> flows = proxy.awaitFlows(REQUESTS, f -> f.request() != null && f.request().url().contains(tag));
       for (Flow f : flows) {
@@ -95,6 +98,7 @@ class Http3PacketLossTest {
             .ioThreads(1))) {
       String tag = UUID.randomUUID().toString();
       String base = "https://127.0.0.1:" + relay.port();
+      long started = System.nanoTime();
       HttpClient client = proxy.clientBuilder().build();
       List<CompletableFuture<HttpResponse<InputStream>>> all = new ArrayList<>();
       for (int i = 0; i < REQUESTS; i++) {
@@ -121,6 +125,8 @@ class Http3PacketLossTest {
           }
         }
       }
+      System.out.printf("Http3PacketLossTest: server leg, %d requests in %d ms; relay %s%n", REQUESTS,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), relay);
 
       List<Flow> flows = proxy.awaitFlows(REQUESTS, f -> f.request() != null && f.request().url().contains(tag));
       for (Flow f : flows) {
