@@ -764,7 +764,7 @@ else
   # Can it run here at all? (A page that needs no network.)
   chromium_run "$W/got/chromium-selftest.html" "" "data:text/html,<p>chromium-selftest-ok</p>"
   grep -q chromium-selftest-ok "$W/got/chromium-selftest.html" \
-    || chromium_skip="$CHROMIUM cannot render a data: page here: $(grep -m2 -E 'ERROR|FATAL' "$W/got/chromium-selftest.html.stderr" | tr '\n' ' ' | head -c 300)"
+    || chromium_skip="$CHROMIUM cannot render a data: page here: $(oneline "$W/got/chromium-selftest.html.stderr" 300)"
 fi
 if [[ -n $chromium_skip ]]; then
   report SKIP "12. reverse QUIC: headless Chromium over HTTP/3" "$chromium_skip"
