@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Interop test: real curl -> Loupe (headless) -> real nginx origins, all on 127.0.0.1,
 # then real HTTP/2 clients (curl --http2, nghttp, h2load) through Loupe's regular
-# mode and against a second Loupe in reverse mode (--mode reverse:https://ORIGIN).
+# mode and against a second Loupe in reverse mode (--mode reverse:https://ORIGIN), then
+# independent HTTP/3 implementations: the ngtcp2 example client (gtlsclient) and headless
+# Chromium (forced onto QUIC) against that reverse Loupe's QUIC listener, and Caddy as an
+# HTTP/3 origin that a third Loupe (--upstream-protocol h3) reaches over QUIC for curl.
 #
 #   scripts/interop.sh            (expects app/target/loupe.jar; build it with
 #                                  mvn -B -q install -DskipTests)
@@ -9,8 +12,9 @@
 #   KEEP_WORK=1 scripts/interop.sh   keep the temp work dir for inspection
 #
 # Installs nginx-light, curl, openssl, python3, nodejs, nghttp2-client (nghttp,
-# h2load) with apt-get when missing (needs root). Prints a PASS/FAIL line per check and a summary; exits non-zero
-# when any check fails.
+# h2load), ngtcp2-client (gtlsclient), caddy with apt-get when missing (needs root), and
+# chromium-headless-shell when it can (optional: its checks SKIP without it). Prints a
+# PASS/FAIL/SKIP line per check and a summary; exits non-zero when any check fails.
 set -Eeuo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,11 +32,14 @@ die()  { printf '[interop] ERROR: %s\n' "$*" >&2; exit 2; }
 # ---------------------------------------------------------------------------
 PASSED=0
 FAILED=0
+SKIPPED=0
 FAILED_NAMES=()
-report() { # report PASS|FAIL NAME [DETAIL]
+report() { # report PASS|FAIL|SKIP NAME [DETAIL]
   local status=$1 name=$2 detail=${3:-}
   if [[ $status == PASS ]]; then
     PASSED=$((PASSED + 1))
+  elif [[ $status == SKIP ]]; then
+    SKIPPED=$((SKIPPED + 1))
   else
     FAILED=$((FAILED + 1))
     FAILED_NAMES+=("$name")
@@ -58,7 +65,7 @@ find_nginx() {
 install_prereqs() {
   local missing=() pair bin pkg
   for pair in nginx:nginx-light curl:curl openssl:openssl python3:python3 node:nodejs \
-      nghttp:nghttp2-client h2load:nghttp2-client java:-; do
+      nghttp:nghttp2-client h2load:nghttp2-client gtlsclient:ngtcp2-client caddy:caddy java:-; do
     bin=${pair%%:*}
     pkg=${pair#*:}
     if [[ $bin == nginx ]]; then
@@ -69,26 +76,43 @@ install_prereqs() {
     [[ $pkg == - ]] && die "'$bin' not found on PATH (a JDK 17+ is required)"
     [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
   done
-  # npm is only needed for the optional HAR schema validation.
-  local want_npm=0
+  # npm is only needed for the optional HAR schema validation, Chromium for the optional
+  # browser-over-QUIC check.
+  local want_npm=0 want_chromium=0
   command -v npm >/dev/null 2>&1 || want_npm=1
-  if ((${#missing[@]} == 0 && want_npm == 0)); then
+  find_chromium >/dev/null || want_chromium=1
+  if ((${#missing[@]} == 0 && want_npm == 0 && want_chromium == 0)); then
     return 0
   fi
   if ((${#missing[@]} == 0)); then
-    # Only npm missing: try it, but never fail for it.
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-      log "installing npm (optional, for HAR schema validation)"
-      apt_install npm || warn "could not install npm; HAR schema validation will be skipped"
-    fi
+    # Only optional tools missing: try them, but never fail for them.
+    install_optional "$want_npm" "$want_chromium"
     return 0
   fi
   [[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]} (run as root to install them, or install them yourself)"
   command -v apt-get >/dev/null 2>&1 || die "missing packages: ${missing[*]} and no apt-get"
   log "installing: ${missing[*]}"
   apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
-  if ((want_npm)); then
+  install_optional "$want_npm" "$want_chromium"
+}
+
+install_optional() { # install_optional WANT_NPM WANT_CHROMIUM
+  [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 || return 0
+  if (($1)); then
+    log "installing npm (optional, for HAR schema validation)"
     apt_install npm || warn "could not install npm; HAR schema validation will be skipped"
+  fi
+  if (($2)); then
+    log "installing chromium-headless-shell (optional, for the browser-over-QUIC check)"
+    apt_install chromium-headless-shell || warn "could not install chromium-headless-shell; its check will be skipped"
+  fi
+}
+
+# find_chromium: a headless-capable Chromium and the flag that makes it headless
+find_chromium() {
+  if command -v chromium-headless-shell >/dev/null 2>&1; then echo "chromium-headless-shell"
+  elif command -v chromium >/dev/null 2>&1; then echo "chromium --headless=new"
+  else return 1
   fi
 }
 
@@ -125,6 +149,8 @@ LOUPE_PID=""
 REV_PID=""
 NGINX_PID=""
 ECHO_PID=""
+H3_PID=""
+CADDY_PID=""
 
 stop_pid() { # stop_pid PID NAME : SIGTERM, then SIGKILL after 10 s
   local pid=$1 name=$2 i
@@ -144,7 +170,8 @@ stop_pid() { # stop_pid PID NAME : SIGTERM, then SIGKILL after 10 s
 
 dump_logs() {
   local f
-  for f in loupe.out loupe.err loupe-rev.out loupe-rev.err nginx/error.log echo.log; do
+  for f in loupe.out loupe.err loupe-rev.out loupe-rev.err loupe-h3.out loupe-h3.err nginx/error.log echo.log \
+      caddy/caddy.log; do
     if [[ -s $W/$f ]]; then
       printf '\n----- %s (last 40 lines) -----\n' "$f" >&2
       tail -n 40 "$W/$f" >&2 || true
@@ -160,6 +187,8 @@ cleanup() {
   stop_pid "$REV_PID" loupe-reverse
   stop_pid "$NGINX_PID" nginx
   stop_pid "$ECHO_PID" echo-server
+  stop_pid "$H3_PID" loupe-h3
+  stop_pid "$CADDY_PID" caddy
   if ((rc != 0)); then dump_logs; fi
   if [[ ${KEEP_WORK:-0} == 1 ]]; then
     log "work dir kept: $W"
@@ -175,21 +204,30 @@ trap 'warn "interrupted (SIGTERM)"; exit 143' TERM
 
 mkdir -p "$W/pki" "$W/www" "$W/nginx/tmp" "$W/conf" "$W/got"
 
-# Free ports: bind them all at once so they are distinct, then release.
-read -r HTTP_PORT HTTPS_PORT UNTRUSTED_PORT ECHO_PORT LOUPE_PORT REV_PORT < <(python3 - <<'EOF'
+# Free ports: bind them all at once so they are distinct, then release. Each is free on
+# UDP too (the reverse Loupe's QUIC listener and Caddy's HTTP/3 share their TCP port number).
+read -r HTTP_PORT HTTPS_PORT UNTRUSTED_PORT ECHO_PORT LOUPE_PORT REV_PORT H3_PORT CADDY_PORT < <(python3 - <<'EOF'
 import socket
-socks = []
-for _ in range(6):
+ports, held = [], []
+while len(ports) < 8:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-for s in socks:
+    held.append(s)  # held until the end so no port comes up twice
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("127.0.0.1", s.getsockname()[1]))
+    except OSError:
+        u.close()
+        continue
+    held.append(u)
+    ports.append(s.getsockname()[1])
+print(" ".join(map(str, ports)))
+for s in held:
     s.close()
 EOF
 )
 log "work dir $W"
-log "ports: nginx http=$HTTP_PORT https=$HTTPS_PORT untrusted=$UNTRUSTED_PORT echo=$ECHO_PORT loupe=$LOUPE_PORT loupe-reverse=$REV_PORT"
+log "ports: nginx http=$HTTP_PORT https=$HTTPS_PORT untrusted=$UNTRUSTED_PORT echo=$ECHO_PORT loupe=$LOUPE_PORT loupe-reverse=$REV_PORT loupe-h3=$H3_PORT caddy=$CADDY_PORT"
 
 # ---------------------------------------------------------------------------
 # PKI: origin CA + leaf, untrusted CA + leaf
@@ -229,6 +267,16 @@ UNTRUSTED_CA=$W/pki/untrusted-ca.pem
 printf 'Loupe interop static file\nline 2: \xc3\xa9\xe2\x82\xac \x01\x02 binary-ish bytes\n' >"$W/www/static.txt"
 head -c 1048576 /dev/urandom >"$W/www/big.bin"
 printf 'hello, world\n' >"$W/www/small"   # 13 bytes, for h2load
+# For headless Chromium: fetches the 1 MiB file and writes its status, length and SHA-256
+# into the page, which --dump-dom then prints.
+cat >"$W/www/h3-fetch.html" <<'EOF'
+<!doctype html><html><body><p id="r">pending</p><script>
+fetch('/big.bin?chromium').then(r => r.arrayBuffer().then(b => crypto.subtle.digest('SHA-256', b).then(h => {
+  document.getElementById('r').textContent = 'status=' + r.status + ' bytes=' + b.byteLength + ' sha256=' +
+    Array.from(new Uint8Array(h), x => x.toString(16).padStart(2, '0')).join('');
+}))).catch(e => { document.getElementById('r').textContent = 'error=' + e; });
+</script></body></html>
+EOF
 head -c 5242880 /dev/urandom >"$W/upload.bin"
 head -c 307200 /dev/urandom >"$W/chunked.bin"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -259,7 +307,7 @@ http {
     fastcgi_temp_path $W/nginx/tmp/fastcgi;
     uwsgi_temp_path $W/nginx/tmp/uwsgi;
     scgi_temp_path $W/nginx/tmp/scgi;
-    types { text/plain txt; application/octet-stream bin; }
+    types { text/plain txt; application/octet-stream bin; text/html html; }
     default_type application/octet-stream;
     sendfile on;
     ssl_protocols TLSv1.2 TLSv1.3;
@@ -654,6 +702,100 @@ done
 check "10b. reverse: one printed 200 h2/h2 flow line per h2load request" "$n_small of $H2LOAD_N" \
   test "$n_small" -eq "$H2LOAD_N"
 
+# ---------------------------------------------------------------------------
+# HTTP/3 clients from independent implementations against the same reverse Loupe's QUIC
+# listener (UDP, same port number)
+# ---------------------------------------------------------------------------
+echo
+log "== reverse mode over HTTP/3: ngtcp2 client, headless Chromium =="
+# gtlsclient (ngtcp2's example client, GnuTLS): it takes no CA file and checks no certificate
+# (it loads the system trust store but never verifies the peer, and has no option to), so the
+# QUIC listener's certificate is checked by Chromium below; here the body and Loupe's flow line.
+rev_ngtcp2() { # rev_ngtcp2 DIR URL [gtlsclient args...] : the body lands in DIR/<last path segment>
+  local dir=$1 url=$2
+  shift 2
+  mkdir -p "$dir"
+  timeout 60 gtlsclient -q --exit-on-all-streams-close --timeout=30s --download="$dir" --sni=localhost \
+    "$@" 127.0.0.1 "$REV_PORT" "$url" >"$dir.stdout" 2>"$dir.stderr" \
+    || warn "gtlsclient $url failed (exit $?): $(oneline "$dir.stderr")"
+}
+rev_ngtcp2 "$W/got/ngtcp2-get" "https://localhost:$REV_PORT/big.bin?ngtcp2"
+got_sha=$(sha "$W/got/ngtcp2-get/big.bin?ngtcp2" 2>/dev/null || echo none)
+check "11a. reverse QUIC: ngtcp2 gtlsclient GET 1 MiB over HTTP/3 has the right SHA-256 (client verifies no certificate)" \
+  "sha256 ${got_sha:0:16}...$(oneline "$W/got/ngtcp2-get.stderr" 160)" test "$got_sha" = "$BIG_SHA"
+
+rev_ngtcp2 "$W/got/ngtcp2-post" "https://localhost:$REV_PORT/upload?ngtcp2" -m POST -d "$W/upload.bin"
+check "11b. reverse QUIC: ngtcp2 gtlsclient POST 5 MiB over HTTP/3 arrives intact (echoed SHA-256)" \
+  "echo: $(oneline "$W/got/ngtcp2-post/upload?ngtcp2")$(oneline "$W/got/ngtcp2-post.stderr" 160)" \
+  grep -q "\"bytes\":5242880,\"sha256\":\"$UPLOAD_SHA\"" "$W/got/ngtcp2-post/upload?ngtcp2"
+
+h3_lines=""
+h3_bad=0
+for spec in "GET /big.bin?ngtcp2" "POST /upload?ngtcp2"; do
+  read -r m path <<<"$spec"
+  line=$(wait_flow_line "$W/loupe-rev.out" "$(rev_flow_re "$m" "$path")")
+  if grep -qE " 200 .* h3/h[12]( |$)" <<<"$line"; then
+    h3_lines+="$m $path: $(grep -oE 'h3/h[12]' <<<"$line"); "
+  else
+    h3_lines+="$m $path: want h3/..., got '${line:-no flow line}'; "
+    h3_bad=1
+  fi
+done
+check "11c. reverse QUIC: Loupe's flow lines for the ngtcp2 requests say client h3" "${h3_lines%; }" test "$h3_bad" = 0
+
+# Headless Chromium forced onto QUIC for localhost:REV_PORT. It trusts no private CA for QUIC,
+# so --ignore-certificate-errors-spki-list pins Loupe's CA key: the chain must lead to it (the
+# second run pins another key and must fail). localhost is mapped to 127.0.0.1 (Loupe listens
+# on IPv4 only; Chromium would try ::1 first).
+spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
+CHROMIUM=$(find_chromium || true)
+chromium_run() { # chromium_run OUTFILE SPKI URL : DOM to OUTFILE, stderr to OUTFILE.stderr, net log to OUTFILE.netlog
+  local out=$1 pin=$2 url=$3
+  # shellcheck disable=SC2086 # $CHROMIUM may carry its --headless flag
+  timeout 60 $CHROMIUM --no-sandbox --disable-gpu --no-first-run --disable-dev-shm-usage \
+    --user-data-dir="$W/chromium" --host-resolver-rules="MAP localhost 127.0.0.1" \
+    --origin-to-force-quic-on="localhost:$REV_PORT" --ignore-certificate-errors-spki-list="$pin" \
+    --log-net-log="$out.netlog" --virtual-time-budget=30000 --dump-dom "$url" >"$out" 2>"$out.stderr" || true
+}
+chromium_skip=""
+if [[ -z $CHROMIUM ]]; then
+  chromium_skip="no chromium-headless-shell or chromium on PATH (apt-get install chromium-headless-shell)"
+else
+  # Can it run here at all? (A page that needs no network.)
+  chromium_run "$W/got/chromium-selftest.html" "" "data:text/html,<p>chromium-selftest-ok</p>"
+  grep -q chromium-selftest-ok "$W/got/chromium-selftest.html" \
+    || chromium_skip="$CHROMIUM cannot render a data: page here: $(oneline "$W/got/chromium-selftest.html.stderr" 300)"
+fi
+if [[ -n $chromium_skip ]]; then
+  report SKIP "12. reverse QUIC: headless Chromium over HTTP/3" "$chromium_skip"
+else
+  chromium_run "$W/got/chromium.html" "$(spki "$REV_CA")" "https://localhost:$REV_PORT/h3-fetch.html"
+  result=$(sed -n 's|.*<p id="r">\([^<]*\)</p>.*|\1|p' "$W/got/chromium.html" | head -n1)
+  check "12a. reverse QUIC: headless Chromium (--origin-to-force-quic-on, Loupe's CA pinned) loads a page whose fetch of 1 MiB has the right SHA-256" \
+    "${result:-no result: $(grep -m1 -o 'net::[A-Z_]*' "$W/got/chromium.html.stderr" || echo 'no DOM')}" \
+    test "$result" = "status=200 bytes=1048576 sha256=$BIG_SHA"
+  h3_lines=""
+  h3_bad=0
+  for path in /h3-fetch.html /big.bin?chromium; do
+    line=$(wait_flow_line "$W/loupe-rev.out" "$(rev_flow_re GET "$path")")
+    if grep -qE " 200 .* h3/h[12]( |$)" <<<"$line"; then
+      h3_lines+="GET $path: $(grep -oE 'h3/h[12]' <<<"$line"); "
+    else
+      h3_lines+="GET $path: want h3/..., got '${line:-no flow line}'; "
+      h3_bad=1
+    fi
+  done
+  check "12b. reverse QUIC: Loupe's flow lines for Chromium's requests say client h3" "${h3_lines%; }" test "$h3_bad" = 0
+  rm -rf "$W/chromium"
+  chromium_run "$W/got/chromium-wrong-pin.html" "$(spki "$ORIGIN_CA")" "https://localhost:$REV_PORT/h3-fetch.html?wrong-pin"
+  err=$(grep -m1 -oE 'net::[A-Z_]+' "$W/got/chromium-wrong-pin.html.stderr" || true)
+  # The QUIC session's close reason in Chromium's net log names the certificate check.
+  why=$(grep -m1 -oE 'SSL routines:OPENSSL_internal:[A-Z_]+' "$W/got/chromium-wrong-pin.html.netlog" || true)
+  check "12c. reverse QUIC: Chromium pinning another CA's key refuses the listener's certificate" \
+    "${err:-no net:: error}, ${why:-no TLS error in the net log}" \
+    bash -c '[[ -n $1 && $2 == *CERTIFICATE_VERIFY_FAILED ]] && ! grep -q "status=" "$3"' _ "$err" "$why" "$W/got/chromium-wrong-pin.html"
+fi
+
 kill -TERM "$REV_PID"
 rev_rc=0
 wait "$REV_PID" || rev_rc=$?
@@ -661,10 +803,138 @@ REV_PID=""
 log "Loupe (reverse mode) exited with status $rev_rc"
 
 # ---------------------------------------------------------------------------
+# Caddy as an HTTP/3 origin: a third Loupe (regular mode, --upstream-protocol h3) reaches it
+# over QUIC for curl (HTTP/1.1 and HTTP/2 clients)
+# ---------------------------------------------------------------------------
+echo
+log "== Caddy as an HTTP/3 origin (Loupe --upstream-protocol h3) =="
+mkdir -p "$W/caddy"
+# Caddy serves the origin CA's leaf (localhost) over TCP and, on the same UDP port, HTTP/3;
+# /upload goes on to the echo server. Its access log records each request's protocol.
+cat >"$W/caddy/Caddyfile" <<EOF
+{
+	admin off
+	auto_https disable_redirects
+	skip_install_trust
+	storage file_system $W/caddy/data
+	servers {
+		protocols h1 h2 h3
+	}
+}
+https://localhost:$CADDY_PORT {
+	bind 127.0.0.1
+	tls $W/pki/origin.pem $W/pki/origin-key.pem
+	log {
+		output file $W/caddy/access.log
+		format json
+	}
+	handle /upload {
+		reverse_proxy 127.0.0.1:$ECHO_PORT
+	}
+	handle {
+		root * $W/www
+		file_server
+	}
+}
+EOF
+HOME=$W/caddy XDG_DATA_HOME=$W/caddy/data XDG_CONFIG_HOME=$W/caddy/config \
+  caddy run --config "$W/caddy/Caddyfile" --adapter caddyfile >"$W/caddy/caddy.log" 2>&1 &
+CADDY_PID=$!
+wait_until 15 "$CADDY_PID" "caddy" direct_curl -f --cacert "$ORIGIN_CA" \
+  --resolve "localhost:$CADDY_PORT:127.0.0.1" "https://localhost:$CADDY_PORT/static.txt"
+log "caddy up: pid $CADDY_PID ($(caddy version 2>/dev/null | cut -d' ' -f1))"
+
+# caddy_proto PATH_AND_QUERY : the protocol of that request in Caddy's access log
+caddy_proto() {
+  python3 - "$W/caddy/access.log" "$1" <<'EOF'
+import json, sys
+proto = "none"
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try:
+        req = json.loads(line).get("request", {})
+    except ValueError:
+        continue
+    if req.get("uri") == sys.argv[2]:
+        proto = req.get("proto", "?")
+print(proto)
+EOF
+}
+
+# Fixture: Caddy really serves HTTP/3 (ngtcp2's client, straight to it).
+mkdir -p "$W/got/caddy-direct"
+timeout 60 gtlsclient -q --exit-on-all-streams-close --timeout=30s --download="$W/got/caddy-direct" \
+  --sni=localhost 127.0.0.1 "$CADDY_PORT" "https://localhost:$CADDY_PORT/big.bin?direct" \
+  >"$W/got/caddy-direct.stdout" 2>"$W/got/caddy-direct.stderr" || warn "gtlsclient to caddy failed (exit $?)"
+got_sha=$(sha "$W/got/caddy-direct/big.bin?direct" 2>/dev/null || echo none)
+check "origin: Caddy serves 1 MiB over HTTP/3 (ngtcp2 client, direct)" \
+  "sha256 ${got_sha:0:16}..., Caddy logged $(caddy_proto '/big.bin?direct')" \
+  test "$got_sha" = "$BIG_SHA" -a "$(caddy_proto '/big.bin?direct')" = HTTP/3.0
+
+java -jar "$LOUPE_JAR" --headless --listen "127.0.0.1:$H3_PORT" --confdir "$W/conf" \
+  --trust-ca "$ORIGIN_CA" --upstream-protocol h3 >"$W/loupe-h3.out" 2>"$W/loupe-h3.err" &
+H3_PID=$!
+deadline=$((SECONDS + 30))
+until grep -q "listening on http://127.0.0.1:$H3_PORT" "$W/loupe-h3.out" 2>/dev/null; do
+  kill -0 "$H3_PID" 2>/dev/null || die "Loupe (--upstream-protocol h3) exited before it was listening"
+  ((SECONDS < deadline)) || die "Loupe (--upstream-protocol h3) printed no listening line within 30 s"
+  sleep 0.2
+done
+log "$(grep -m1 'listening on' "$W/loupe-h3.out")"
+
+via_h3() { # via_h3 OUTFILE URL [curl args...] : sets CODE and HTTPV
+  local outfile=$1 url=$2 w
+  shift 2
+  w=$(curl --noproxy '' --proxy "http://127.0.0.1:$H3_PORT" --cacert "$LOUPE_CA" -sS --max-time 60 \
+    -o "$outfile" -w '%{http_code} %{http_version}' "$@" "$url" 2>"$outfile.stderr") \
+    || warn "curl $url via Loupe (h3 upstream) failed: $(oneline "$outfile.stderr")"
+  CODE=${w%% *}
+  HTTPV=${w##* }
+  [[ -n $CODE ]] || CODE=000
+}
+CADDY_ORIGIN="https://localhost:$CADDY_PORT"
+via_h3 "$W/got/caddy-h1.bin" "$CADDY_ORIGIN/big.bin?h1-h3" --http1.1
+got_sha=$(sha "$W/got/caddy-h1.bin" 2>/dev/null || echo none)
+check "13a. curl HTTP/1.1 via Loupe to Caddy over QUIC: GET 1 MiB has the right SHA-256" \
+  "status $CODE, HTTP/$HTTPV, sha256 ${got_sha:0:16}..." \
+  test "$CODE" = 200 -a "$HTTPV" = 1.1 -a "$got_sha" = "$BIG_SHA"
+
+via_h3 "$W/got/caddy-post.json" "$CADDY_ORIGIN/upload?h1-h3" --http1.1 \
+  --data-binary "@$W/upload.bin" -H 'Content-Type: application/octet-stream'
+check "13b. curl HTTP/1.1 via Loupe to Caddy over QUIC: POST 5 MiB (curl's default Expect) arrives intact" \
+  "status $CODE, HTTP/$HTTPV, echo: $(oneline "$W/got/caddy-post.json")" \
+  bash -c '[[ $1 == 200 ]] && grep -q "\"bytes\":5242880,\"sha256\":\"$2\"" "$3"' _ "$CODE" "$UPLOAD_SHA" "$W/got/caddy-post.json"
+
+via_h3 "$W/got/caddy-h2.bin" "$CADDY_ORIGIN/big.bin?h2-h3" --http2
+got_sha=$(sha "$W/got/caddy-h2.bin" 2>/dev/null || echo none)
+check "13c. curl --http2 via Loupe to Caddy over QUIC: GET 1 MiB has the right SHA-256" \
+  "status $CODE, HTTP/$HTTPV, sha256 ${got_sha:0:16}..." \
+  test "$CODE" = 200 -a "$HTTPV" = 2 -a "$got_sha" = "$BIG_SHA"
+
+h3_lines=""
+h3_bad=0
+for spec in "GET /big.bin?h1-h3 h1/h3" "POST /upload?h1-h3 h1/h3" "GET /big.bin?h2-h3 h2/h3"; do
+  read -r m path proto <<<"$spec"
+  line=$(wait_flow_line "$W/loupe-h3.out" " $m $(re_escape "$CADDY_ORIGIN$path") ")
+  logged=$(caddy_proto "$path")
+  if grep -qE " 200 .* $proto( |$)" <<<"$line" && [[ $logged == HTTP/3.0 ]]; then
+    h3_lines+="$m $path: $proto, Caddy saw $logged; "
+  else
+    h3_lines+="$m $path: want $proto and HTTP/3.0 at Caddy, got '${line:-no flow line}', Caddy saw $logged; "
+    h3_bad=1
+  fi
+done
+check "13d. Loupe's flow lines say server h3, and Caddy's access log says HTTP/3.0" "${h3_lines%; }" test "$h3_bad" = 0
+
+stop_pid "$H3_PID" loupe-h3
+H3_PID=""
+stop_pid "$CADDY_PID" caddy
+CADDY_PID=""
+
+# ---------------------------------------------------------------------------
 # Summary
 # ---------------------------------------------------------------------------
 echo
-log "summary: $PASSED passed, $FAILED failed, $((SECONDS - START_TIME)) s"
+log "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped, $((SECONDS - START_TIME)) s"
 if ((FAILED > 0)); then
   for n in "${FAILED_NAMES[@]}"; do log "  FAILED: $n"; done
   exit 1
