@@ -498,7 +498,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private void openUpstream(ExchangeCommand.OpenUpstream o) {
     Exchange ex = exchange;
     String noHttp3 = o.scheme().equals("https") ? http3Off() : null;
-    if (noHttp3 != null && !noHttp3.isEmpty()) {
+    if (noHttp3 != null) {
       ex.flow().http3Status(noHttp3);
     }
     engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow(), upstreamWant(),
@@ -534,7 +534,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /**
    * Why this exchange to an https origin does not look for HTTP/3 by Alt-Svc (recorded on the
-   * flow); empty when HTTP/3 is forced; null when the connector decides by discovery.
+   * flow as {@link dev.loupe.engine.flow.Flow#http3Status()}); null when the connector decides by
+   * discovery (and records why itself).
    */
   private String http3Off() {
     dev.loupe.engine.api.EngineConfig config = engine.config();
