@@ -62,6 +62,8 @@ final class Http3TestOrigin implements AutoCloseable {
   private final Channel udp;
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
+  /** An {@code Alt-Svc} value every final response head carries from now on, or null. */
+  private volatile String altSvc;
 
   Http3TestOrigin(CertificateAuthority ca) throws Exception {
     this(ca, 256);
@@ -87,6 +89,17 @@ final class Http3TestOrigin implements AutoCloseable {
             quic.pipeline().addLast(new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
               @Override
               protected void initChannel(QuicStreamChannel stream) {
+                stream.pipeline().addLast(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+                  @Override
+                  public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise p) {
+                    String a = altSvc;
+                    if (a != null && msg instanceof Http3HeadersFrame h && h.headers().status() != null
+                        && h.headers().status().charAt(0) != '1') {
+                      h.headers().set("alt-svc", a);
+                    }
+                    ctx.write(msg, p);
+                  }
+                });
                 stream.pipeline().addLast(new Route(id));
               }
             }));
@@ -96,6 +109,11 @@ final class Http3TestOrigin implements AutoCloseable {
     udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
         .option(io.netty.channel.ChannelOption.SO_RCVBUF, 4 << 20)
         .handler(codec).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+  }
+
+  /** Every final response head carries {@code Alt-Svc: value} from now on (null: none). */
+  void altSvc(String value) {
+    altSvc = value;
   }
 
   int port() {

@@ -214,6 +214,8 @@ public final class TestOrigin implements AutoCloseable {
   /** Requests in progress per connection number, and the most there ever were at once. */
   private final Map<Integer, AtomicInteger> active = new ConcurrentHashMap<>();
   private final Map<Integer, Integer> peak = new ConcurrentHashMap<>();
+  /** Fields added to every final response head from now on ({@link #responseHeader}). */
+  private final Map<String, String> extraResponseHeaders = new ConcurrentHashMap<>();
 
   private TestOrigin(Builder b) throws InterruptedException {
     this.tls = b.ca != null;
@@ -478,9 +480,33 @@ public final class TestOrigin implements AutoCloseable {
     });
   }
 
+  /**
+   * Adds {@code name: value} to every final response head sent from now on (e.g. {@code Alt-Svc});
+   * a null value stops adding it.
+   */
+  public void responseHeader(String name, String value) {
+    if (value == null) {
+      extraResponseHeaders.remove(name);
+    } else {
+      extraResponseHeaders.put(name, value);
+    }
+  }
+
+  /** Puts {@link #extraResponseHeaders} on final response heads on their way out. */
+  private final class ExtraResponseHeaders extends io.netty.channel.ChannelOutboundHandlerAdapter {
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) throws Exception {
+      if (msg instanceof HttpResponse r && r.status().code() >= 200) {
+        extraResponseHeaders.forEach((n, v) -> r.headers().set(n, v));
+      }
+      ctx.write(msg, promise);
+    }
+  }
+
   private void http1(ChannelPipeline p, int connection) {
     connectionProtocols.add(HTTP_1_1);
     p.addLast("codec", new HttpServerCodec());
+    p.addLast("extra-headers", new ExtraResponseHeaders());
     p.addLast(new ChunkedWriteHandler());
     p.addLast("handler", new Handler(HTTP_1_1, connection));
   }
@@ -494,6 +520,7 @@ public final class TestOrigin implements AutoCloseable {
       @Override
       protected void initChannel(Http2StreamChannel stream) {
         stream.pipeline().addLast("codec", new Http2StreamFrameToHttpObjectCodec(true));
+        stream.pipeline().addLast("extra-headers", new ExtraResponseHeaders());
         stream.pipeline().addLast(new ChunkedWriteHandler());
         stream.pipeline().addLast("handler", new Handler(HTTP_2, connection));
       }

@@ -25,10 +25,13 @@ import java.util.regex.Pattern;
  * @param maxIdlePerOrigin   idle upstream connections kept per origin and I/O thread
  * @param ioThreads          event loop threads (0: Netty's default, two per core)
  * @param reverse            reverse mode's origin, or null for the regular (explicit proxy) mode
- * @param upstreamProtocol   what the server leg speaks (default AUTO: HTTP/2 when the client spoke it
- *                           and the origin agrees by ALPN, else HTTP/1.1)
+ * @param upstreamProtocol   what the server leg speaks (default AUTO: HTTP/3 to https origins that
+ *                           advertised it by Alt-Svc, else HTTP/2 when the client spoke it and the
+ *                           origin agrees by ALPN, else HTTP/1.1)
  * @param upstreamProxy      an HTTP proxy every origin connection goes through (a CONNECT tunnel per
  *                           connection), or null to connect directly
+ * @param http3HandshakeBudget AUTO: how long a request waits for a QUIC connection to an origin that
+ *                           advertised HTTP/3 before it goes over TCP instead (default 500 ms)
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -45,7 +48,8 @@ public record EngineConfig(
     int ioThreads,
     UpstreamProtocol upstreamProtocol,
     Reverse reverse,
-    UpstreamProxy upstreamProxy) {
+    UpstreamProxy upstreamProxy,
+    Duration http3HandshakeBudget) {
 
   /**
    * An HTTP proxy Loupe itself goes through (a corporate proxy): {@code http://[user:pass@]host:port}.
@@ -152,7 +156,11 @@ public record EngineConfig(
 
   /** {@code --upstream-protocol}: the server leg's protocol. */
   public enum UpstreamProtocol {
-    /** Offer HTTP/2 to the origin when the client spoke HTTP/2; fall back to HTTP/1.1. */
+    /**
+     * HTTP/3 to https origins that advertised it ({@code Alt-Svc: h3}), with a fall back to TCP when
+     * QUIC fails or is slow; otherwise offer HTTP/2 to the origin when the client spoke HTTP/2, and
+     * fall back to HTTP/1.1.
+     */
     AUTO,
     /** Always HTTP/1.1. */
     H1,
@@ -188,6 +196,10 @@ public record EngineConfig(
     Objects.requireNonNull(responseTimeout, "responseTimeout");
     Objects.requireNonNull(poolIdleTimeout, "poolIdleTimeout");
     Objects.requireNonNull(upstreamProtocol, "upstreamProtocol");
+    Objects.requireNonNull(http3HandshakeBudget, "http3HandshakeBudget");
+    if (http3HandshakeBudget.isNegative() || http3HandshakeBudget.isZero()) {
+      throw new IllegalArgumentException("the HTTP/3 handshake budget must be positive: " + http3HandshakeBudget);
+    }
     if (upstreamProxy != null && upstreamProtocol == UpstreamProtocol.H3) {
       throw new IllegalArgumentException("HTTP/3 to origins (QUIC, over UDP) cannot go through the upstream HTTP proxy "
           + upstreamProxy + "; use --upstream-protocol auto, h1 or h2 with an upstream proxy");
@@ -214,6 +226,7 @@ public record EngineConfig(
     b.upstreamProtocol = upstreamProtocol;
     b.reverse = reverse;
     b.upstreamProxy = upstreamProxy;
+    b.http3HandshakeBudget = http3HandshakeBudget;
     return b;
   }
 
@@ -242,6 +255,7 @@ public record EngineConfig(
     private UpstreamProtocol upstreamProtocol = UpstreamProtocol.AUTO;
     private Reverse reverse;
     private UpstreamProxy upstreamProxy;
+    private Duration http3HandshakeBudget = Duration.ofMillis(500);
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -262,11 +276,12 @@ public record EngineConfig(
     public Builder upstreamProtocol(UpstreamProtocol p) { upstreamProtocol = p; return this; }
     public Builder reverse(Reverse r) { reverse = r; return this; }
     public Builder upstreamProxy(UpstreamProxy p) { upstreamProxy = p; return this; }
+    public Builder http3HandshakeBudget(Duration d) { http3HandshakeBudget = d; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
           connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse,
-          upstreamProxy);
+          upstreamProxy, http3HandshakeBudget);
     }
   }
 }

@@ -51,6 +51,11 @@ public final class ProxyEngine implements AutoCloseable {
       connector.http3(new dev.loupe.engine.internal.http3.Http3Upstreams(
           UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
           config.connectTimeout(), config.poolIdleTimeout()));
+    } else if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.AUTO && config.upstreamProxy() == null) {
+      // Alt-Svc discovery; the QUIC pool (native code) is made when an origin first advertises h3.
+      connector.http3Discovery(() -> new dev.loupe.engine.internal.http3.Http3Upstreams(
+          UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
+          config.connectTimeout(), config.poolIdleTimeout()), config.http3HandshakeBudget());
     }
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
     EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);

@@ -43,6 +43,7 @@ public final class Flow {
   private volatile int clientStreamId = -1;
   private volatile int serverStreamId = -1;
   private volatile String clientQuicConnectionId;
+  private volatile String http3Status;
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
     this.id = id;
@@ -115,6 +116,14 @@ public final class Flow {
   /** HTTP/3 client leg: Loupe's QUIC connection id for that connection (hex), or null. */
   public String clientQuicConnectionId() { return clientQuicConnectionId; }
 
+  /**
+   * Why the server leg did or did not use HTTP/3 (https origins), e.g. {@code Alt-Svc h3=":443"},
+   * {@code no Alt-Svc}, {@code QUIC failed: ...; fell back to TCP}, {@code h3 marked broken until ...},
+   * {@code forced off (--upstream-protocol h2)}, {@code forced (--upstream-protocol h3)}; null when
+   * not considered (cleartext origins, tunnels).
+   */
+  public String http3Status() { return http3Status; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -128,6 +137,8 @@ public final class Flow {
   public void serverStreamId(int id) { serverStreamId = id; }
 
   public void clientQuicConnectionId(String id) { clientQuicConnectionId = id; }
+
+  public void http3Status(String s) { http3Status = s; }
 
   public void clientConnection(ConnectionInfo c) { clientConnection = c; }
 

@@ -67,7 +67,8 @@ import java.util.Locale;
  * </ul>
  *
  * <h3>Custom fields</h3>
- * {@code _tier}, {@code _clientHttpVersion}, {@code _serverHttpVersion}, {@code _error} (string,
+ * {@code _tier}, {@code _clientHttpVersion}, {@code _serverHttpVersion}, {@code _http3} (why the server
+ * leg did or did not use HTTP/3, {@link Flow#http3Status()}), {@code _error} (string,
  * as Chrome writes it: {@code "KIND: message"}) with {@code _errorKind}; {@code _webSocketMessages}
  * and {@code _resourceType "websocket"} in Chrome's form; on {@code postData}/{@code content}:
  * {@code _truncated} and {@code _capturedSize} when bytes were not captured, {@code _contentEncoding}
@@ -217,6 +218,9 @@ public final class HarWriter {
     }
     if (f.serverProtocol() != null) {
       g.writeStringField("_serverHttpVersion", f.serverProtocol());
+    }
+    if (f.http3Status() != null) {
+      g.writeStringField("_http3", f.http3Status());
     }
     FlowError error = f.error();
     if (error != null) {

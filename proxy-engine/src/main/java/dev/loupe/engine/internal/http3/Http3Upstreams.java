@@ -84,6 +84,8 @@ public final class Http3Upstreams {
     Http3ClientConnectionHandler http3;
     ConnectionInfo info;
     int opened;
+    /** A DNS lookup and handshake in progress (it goes on when every waiter gave up). */
+    boolean dialing;
     final List<Promise<QuicChannel>> waiting = new ArrayList<>();
     /** Stream opens waiting for the origin's stream credit (MAX_STREAMS). */
     final java.util.ArrayDeque<Runnable> waitingForStream = new java.util.ArrayDeque<>();
@@ -103,22 +105,46 @@ public final class Http3Upstreams {
 
   /** A request stream to {@code https://host:port} over HTTP/3. Completes on {@code loop}. */
   public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, Flow flow) {
+    return acquire(loop, host, port, host, port, flow, null);
+  }
+
+  /**
+   * A request stream for the origin {@code https://host:port} over HTTP/3 at {@code altHost:altPort}
+   * (its Alt-Svc alternative, or the origin itself), the certificate verified for {@code host}.
+   * With a {@code handshakeBudget}, an acquire whose QUIC connection is not up within it fails
+   * (CONNECT_TIMEOUT) while the handshake goes on for later ones; nothing has been sent for it then.
+   * Completes on {@code loop}.
+   */
+  public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, String altHost, int altPort,
+      Flow flow, Duration handshakeBudget) {
     Promise<UpstreamConnector.Result> result = loop.newPromise();
     String key = UpstreamConnector.key("https", host, port);
-    Origin origin = origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(key, k -> new Origin());
+    String poolKey = altHost.equals(host) && altPort == port ? key : key + " via " + altHost + ":" + altPort;
+    Origin origin = origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(poolKey, k -> new Origin());
     Promise<QuicChannel> connection = loop.newPromise();
     if (origin.usable()) {
       connection.setSuccess(origin.quic);
     } else {
       origin.waiting.add(connection);
-      if (origin.waiting.size() == 1) {
-        dial(loop, origin, host, port, flow);
+      if (!origin.dialing) {
+        origin.dialing = true;
+        dial(loop, origin, host, altHost, altPort, flow, connection);
+      }
+      if (handshakeBudget != null) {
+        String where = altHost + ":" + altPort;
+        var timer = loop.schedule(() -> {
+          if (origin.waiting.remove(connection)) {
+            connection.tryFailure(new FlowErrorException(new FlowError(FlowError.Kind.CONNECT_TIMEOUT,
+                "no QUIC handshake with " + where + " within " + handshakeBudget.toMillis() + " ms")));
+          }
+        }, handshakeBudget.toMillis(), TimeUnit.MILLISECONDS);
+        connection.addListener(f -> timer.cancel(false));
       }
     }
     connection.addListener(f -> {
       if (!f.isSuccess()) {
         result.trySuccess(new UpstreamConnector.Result(null, f.cause() instanceof FlowErrorException e ? e.error
-            : new FlowError(FlowError.Kind.CONNECT, "HTTP/3 to " + host + ":" + port + " failed: "
+            : new FlowError(FlowError.Kind.CONNECT, "HTTP/3 to " + altHost + ":" + altPort + " failed: "
                 + f.cause().getMessage())));
         return;
       }
@@ -157,31 +183,48 @@ public final class Http3Upstreams {
     });
   }
 
-  /** DNS (blocking executor), then a UDP socket and the QUIC handshake; completes the waiters. */
-  private void dial(EventLoop loop, Origin origin, String host, int port, Flow flow) {
-    flow.timings().dnsStart(System.nanoTime());
+  /**
+   * DNS (blocking executor), then a UDP socket and the QUIC handshake; completes the waiters. The
+   * steps are timed on {@code flow} while {@code first} (its acquire) still waits: one that gave
+   * up went to TCP, whose timings these must not overwrite.
+   */
+  private void dial(EventLoop loop, Origin origin, String host, String dialHost, int port, Flow flow,
+      Promise<QuicChannel> first) {
+    Timed timed = new Timed(flow, first);
+    timed.mark(t -> t.dnsStart(System.nanoTime()));
     dnsExecutor.execute(() -> {
       InetAddress address;
       try {
-        address = InetAddress.getByName(host);
+        address = InetAddress.getByName(dialHost);
       } catch (UnknownHostException e) {
         loop.execute(() -> {
-          flow.timings().dnsEnd(System.nanoTime());
-          fail(origin, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + host));
+          timed.mark(t -> t.dnsEnd(System.nanoTime()));
+          origin.dialing = false;
+          fail(origin, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + dialHost));
         });
         return;
       }
       loop.execute(() -> {
-        flow.timings().dnsEnd(System.nanoTime());
-        handshake(loop, origin, host, new InetSocketAddress(address, port), flow);
+        timed.mark(t -> t.dnsEnd(System.nanoTime()));
+        handshake(loop, origin, host, new InetSocketAddress(address, port), timed);
       });
     });
   }
 
-  private void handshake(EventLoop loop, Origin origin, String host, InetSocketAddress target, Flow flow) {
-    flow.timings().connectStart(System.nanoTime());
-    flow.timings().tlsStart(System.nanoTime());
-    String where = host + ":" + target.getPort();
+  /** Timings for the flow whose acquire started a dial, while that acquire waits for it. */
+  private record Timed(Flow flow, Promise<QuicChannel> first) {
+    void mark(java.util.function.Consumer<dev.loupe.engine.flow.Timings> step) {
+      if (!first.isDone()) {
+        step.accept(flow.timings());
+      }
+    }
+  }
+
+  private void handshake(EventLoop loop, Origin origin, String host, InetSocketAddress target, Timed timed) {
+    timed.mark(t -> t.connectStart(System.nanoTime()));
+    timed.mark(t -> t.tlsStart(System.nanoTime()));
+    String where = (host.equals(target.getHostString()) ? host : host + " at " + target.getHostString())
+        + ":" + target.getPort();
     var codec = Http3.newQuicClientCodecBuilder()
         .sslEngineProvider(q -> tls.newEngine(q.alloc(), host, target.getPort()))
         .maxIdleTimeout(idleTimeout.toMillis(), TimeUnit.MILLISECONDS)
@@ -197,6 +240,7 @@ public final class Http3Upstreams {
         .bind(new InetSocketAddress(0))
         .addListener(bf -> {
           if (!bf.isSuccess()) {
+            origin.dialing = false;
             fail(origin, new FlowError(FlowError.Kind.CONNECT, "cannot open a UDP socket for HTTP/3 to " + where
                 + ": " + bf.cause().getMessage()));
             return;
@@ -207,17 +251,22 @@ public final class Http3Upstreams {
               .handler(http3)
               .remoteAddress(target)
               .connect();
+          // Out of time: closing the socket fails the pending connect (cancelling it instead makes
+          // QUIC's own failure of the promise later throw "complete already").
+          boolean[] timedOut = new boolean[1];
           var timeout = loop.schedule(() -> {
-            connect.cancel(false);
+            timedOut[0] = true;
+            udp.close();
           }, Math.max(connectTimeout.toMillis(), 10_000), TimeUnit.MILLISECONDS);
           connect.addListener(cf -> {
             timeout.cancel(false);
+            origin.dialing = false;
             long now = System.nanoTime();
-            flow.timings().connectEnd(now);
-            flow.timings().tlsEnd(now);
+            timed.mark(t -> t.connectEnd(now));
+            timed.mark(t -> t.tlsEnd(now));
             if (!cf.isSuccess()) {
               udp.close();
-              fail(origin, handshakeError(cf.isCancelled() ? null : cf.cause(), where));
+              fail(origin, handshakeError(timedOut[0] || cf.isCancelled() ? null : cf.cause(), where));
               return;
             }
             QuicChannel quic = (QuicChannel) cf.getNow();

@@ -497,7 +497,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private void openUpstream(ExchangeCommand.OpenUpstream o) {
     Exchange ex = exchange;
-    engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow(), upstreamWant())
+    String noHttp3 = o.scheme().equals("https") ? http3Off() : null;
+    if (noHttp3 != null) {
+      ex.flow().http3Status(noHttp3);
+    }
+    engine.connector().acquire(ctx.channel().eventLoop(), o.scheme(), o.host(), o.port(), ex.flow(), upstreamWant(),
+            noHttp3 == null)
         .addListener(f -> {
           UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
           if (ex.finished() || exchange != ex) {
@@ -525,6 +530,23 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           drain();
           readClientIfReady();
         });
+  }
+
+  /**
+   * Why this exchange to an https origin does not look for HTTP/3 by Alt-Svc (recorded on the
+   * flow as {@link dev.loupe.engine.flow.Flow#http3Status()}); null when the connector decides by
+   * discovery (and records why itself).
+   */
+  private String http3Off() {
+    dev.loupe.engine.api.EngineConfig config = engine.config();
+    return switch (config.upstreamProtocol()) {
+      case H1 -> "forced off (--upstream-protocol h1)";
+      case H2 -> "forced off (--upstream-protocol h2)";
+      case H3 -> webSocket ? "WebSocket stays on HTTP/1.1" : "forced (--upstream-protocol h3)";
+      case AUTO -> webSocket ? "WebSocket stays on HTTP/1.1"
+          : config.upstreamProxy() != null ? "off: QUIC cannot go through the upstream proxy"
+          : null;
+    };
   }
 
   /** What the server leg may speak for the current exchange (see --upstream-protocol). */
@@ -618,10 +640,14 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
         !closeAfterResponse);
     String altSvc = engine.altSvc().get();
-    if (altSvc != null && !Http3Streams.PROTOCOL.equals(side.protocol())) {
+    if (altSvc != null) {
       // Reverse mode with the QUIC listener up: point TCP clients at it (an origin's own Alt-Svc
       // names the origin's endpoints, which the client does not reach through Loupe).
-      response.headers().set(HttpHeaderNames.ALT_SVC, altSvc);
+      if (Http3Streams.PROTOCOL.equals(side.protocol())) {
+        response.headers().remove(HttpHeaderNames.ALT_SVC);
+      } else {
+        response.headers().set(HttpHeaderNames.ALT_SVC, altSvc);
+      }
     }
     if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       closeAfterResponse = true;
@@ -710,6 +736,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } else if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
         && upstream.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel qs) {
       exchange.flow().serverStreamId((int) Math.min(qs.streamId(), Integer.MAX_VALUE));
+    }
+    if (e instanceof ExchangeEvent.ResponseHeadersReceived rh && upstream != null && !rh.head().informational()) {
+      List<String> altSvc = rh.head().headers().getAll("alt-svc");
+      if (!altSvc.isEmpty()) {
+        engine.connector().advertised(upstream.key(), altSvc, rh.head().headers().get("age"));
+      }
     }
     if (exchange != null) {
       execute(exchange.on(e));

@@ -127,6 +127,106 @@ public final class UpstreamConnector {
     this.h3 = pool;
   }
 
+  /** Origins' advertised HTTP/3 alternatives and broken marks (discovery on). */
+  private final dev.loupe.engine.internal.http3.AltSvcCache altSvc = new dev.loupe.engine.internal.http3.AltSvcCache();
+  /** Discovery: the QUIC handshake budget before falling back to TCP; null when discovery is off. */
+  private volatile Duration h3Budget;
+  private java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> h3Factory;
+  /** Why the HTTP/3 pool could not be made (no native QUIC for this platform...), or null. */
+  private volatile String h3Unavailable;
+
+  /**
+   * Enables Alt-Svc discovery ({@code --upstream-protocol auto}): {@link #advertised} remembers
+   * origins' {@code h3} alternatives and {@link #acquire(EventLoop, String, String, int, Flow, Want, boolean)}
+   * tries HTTP/3 for them, falling back to TCP when QUIC is not up within {@code handshakeBudget}.
+   * The pool is made on first use. Call once, before the first acquire.
+   */
+  public void http3Discovery(java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> factory,
+      Duration handshakeBudget) {
+    this.h3Factory = factory;
+    this.h3Budget = handshakeBudget;
+  }
+
+  private synchronized dev.loupe.engine.internal.http3.Http3Upstreams discoveryPool() {
+    if (h3 == null && h3Unavailable == null) {
+      try {
+        h3 = h3Factory.get();
+      } catch (RuntimeException | LinkageError e) {
+        h3Unavailable = e.getMessage() != null ? e.getMessage() : e.toString();
+      }
+    }
+    return h3;
+  }
+
+  /**
+   * A final response from the origin {@code key} ({@link #key}) carried these {@code Alt-Svc}
+   * values (and this {@code Age}, or null): remembers or forgets its HTTP/3 alternative. No-op
+   * unless discovery is on and the origin is https.
+   */
+  public void advertised(String key, List<String> altSvcValues, String age) {
+    if (h3Budget == null || altSvcValues.isEmpty() || !key.startsWith("https://")) {
+      return;
+    }
+    long ageSeconds = 0;
+    if (age != null) {
+      try {
+        ageSeconds = Long.parseLong(age.strip());
+      } catch (NumberFormatException ignored) {
+        // RFC 9111 §5.1: an invalid Age is ignored
+      }
+    }
+    altSvc.advertised(key, dev.loupe.engine.internal.http3.AltSvc.parse(altSvcValues), ageSeconds, System.nanoTime());
+  }
+
+  /**
+   * {@link #acquire(EventLoop, String, String, int, Flow, Want)}, first over HTTP/3 when
+   * {@code discover}, discovery is on, and the https origin advertised {@code h3} (not marked
+   * broken): its QUIC connection must be up within the handshake budget, else this request goes
+   * to TCP ({@code want}) and the origin's HTTP/3 is marked broken for a while. The decision is made
+   * before any request byte is sent. Records on the flow why HTTP/3 was or was not used
+   * ({@link Flow#http3Status()}).
+   */
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow, Want want,
+      boolean discover) {
+    Duration budget = h3Budget;
+    if (!discover || budget == null || !scheme.equals("https") || want == Want.H3) {
+      return acquire(loop, scheme, host, port, flow, want);
+    }
+    String key = key(scheme, host, port);
+    var choice = altSvc.choose(key, System.nanoTime());
+    if (choice.endpoint() == null) {
+      flow.http3Status(choice.reason());
+      return acquire(loop, scheme, host, port, flow, want);
+    }
+    dev.loupe.engine.internal.http3.Http3Upstreams pool = discoveryPool();
+    if (pool == null) {
+      flow.http3Status("QUIC unavailable: " + h3Unavailable);
+      return acquire(loop, scheme, host, port, flow, want);
+    }
+    String altHost = choice.endpoint().host() == null ? host : choice.endpoint().host();
+    Promise<Result> promise = loop.newPromise();
+    pool.acquire(loop, host, port, altHost, choice.endpoint().port(), flow, budget).addListener(f -> {
+      Result r = (Result) f.getNow();
+      if (r.connection() != null) {
+        flow.http3Status("Alt-Svc h3=\"" + choice.endpoint() + "\"");
+        promise.trySuccess(r);
+        return;
+      }
+      String cause = r.error().message();
+      if (r.error().kind() != FlowError.Kind.SERVER_RESET) {
+        altSvc.broken(key, "QUIC failed: " + cause, System.nanoTime());
+      }
+      flow.http3Status("QUIC failed: " + cause + "; fell back to TCP");
+      acquire(loop, scheme, host, port, flow, want).addListener(t -> promise.trySuccess((Result) t.getNow()));
+    });
+    return promise;
+  }
+
+  /** Origins the Alt-Svc cache remembers, for tests. */
+  public int altSvcOrigins() {
+    return altSvc.size();
+  }
+
   /** {@link #acquire(EventLoop, String, String, int, Flow, Want)} for HTTP/1.1. */
   public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
     return acquire(loop, scheme, host, port, flow, Want.H1);
