@@ -191,6 +191,9 @@ public final class DetailViewModel implements AutoCloseable {
         : f.clientProtocol() + streamId(f.clientStreamId())));
     rows.add(InfoRow.of("Server protocol", f.serverProtocol() == null ? null
         : f.serverProtocol() + streamId(f.serverStreamId())));
+    if (f.http3Status() != null) {
+      rows.add(InfoRow.of("HTTP/3 to the origin", f.http3Status()));
+    }
     if (f.clientQuicConnectionId() != null) {
       rows.add(InfoRow.of("QUIC connection (client)", f.clientQuicConnectionId()));
     }

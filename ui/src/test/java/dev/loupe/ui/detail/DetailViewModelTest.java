@@ -265,13 +265,14 @@ class DetailViewModelTest {
     f.timings().responseStart(t0 + 71_000_000);
     f.timings().responseEnd(t0 + 81_000_000);
     f.clientQuicConnectionId("9f3a5c01e7d2");
+    f.http3Status("no Alt-Svc");
     f.fail(new FlowError(FlowError.Kind.SERVER_RESET, "api.example.com closed the connection"));
     vm.show(f);
     assertThat(vm.connectionRows()).contains(InfoRow.of("Tier", "relay"), InfoRow.of("Server protocol", "HTTP/2"),
         InfoRow.of("Error", "SERVER_RESET: api.example.com closed the connection"), InfoRow.of("TLS version", "TLSv1.3"),
         InfoRow.of("ALPN", "h2"), InfoRow.of("SNI", "api.example.com"), InfoRow.of("Server address", "[0:0:0:0:0:0:0:1]:443"),
         InfoRow.of("Connection id", "4 (reused)"), InfoRow.of("TLS", "none (cleartext)"),
-        InfoRow.of("QUIC connection (client)", "9f3a5c01e7d2"));
+        InfoRow.of("QUIC connection (client)", "9f3a5c01e7d2"), InfoRow.of("HTTP/3 to the origin", "no Alt-Svc"));
     assertThat(vm.timingPhases()).extracting(TimingPhase::name, TimingPhase::startMs, TimingPhase::ms).containsExactly(
         org.assertj.core.groups.Tuple.tuple("Blocked", 0.0, 1.0), org.assertj.core.groups.Tuple.tuple("DNS", 1.0, 2.0),
         org.assertj.core.groups.Tuple.tuple("Connect", 3.0, 5.0), org.assertj.core.groups.Tuple.tuple("TLS", 8.0, 12.0),
