@@ -164,6 +164,8 @@ class Http3ServerLegTest {
     List<Flow> flows = proxy.awaitFlows(100, f -> f.request() != null && f.request().url().contains(tag));
     assertThat(flows).allSatisfy(f -> assertThat(f.serverProtocol()).isEqualTo("HTTP/3"));
     assertThat(flows.stream().map(f -> f.serverConnection().id()).distinct()).as("one QUIC connection").hasSize(1);
+    assertThat(flows.stream().map(Flow::serverQuicConnectionId).distinct()).as("its QUIC connection id on every flow")
+        .singleElement().asString().matches("[0-9a-f]+");
     assertThat(flows.stream().map(Flow::serverStreamId).distinct()).as("a stream each").hasSize(100);
     assertThat(origin.connections() - before).as("no new QUIC connection for the burst").isLessThanOrEqualTo(1);
     assertThat(proxy.engine().http3UpstreamConnections()).isEqualTo(1);

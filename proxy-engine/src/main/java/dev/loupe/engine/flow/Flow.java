@@ -43,6 +43,7 @@ public final class Flow {
   private volatile int clientStreamId = -1;
   private volatile int serverStreamId = -1;
   private volatile String clientQuicConnectionId;
+  private volatile String serverQuicConnectionId;
   private volatile String http3Status;
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
@@ -116,6 +117,9 @@ public final class Flow {
   /** HTTP/3 client leg: Loupe's QUIC connection id for that connection (hex), or null. */
   public String clientQuicConnectionId() { return clientQuicConnectionId; }
 
+  /** Loupe's QUIC connection id towards the origin (hex) when the server leg spoke HTTP/3, else null. */
+  public String serverQuicConnectionId() { return serverQuicConnectionId; }
+
   /**
    * Why the server leg did or did not use HTTP/3 (https origins), e.g. {@code Alt-Svc h3=":443"},
    * {@code no Alt-Svc}, {@code QUIC failed: ...; fell back to TCP}, {@code h3 marked broken until ...},
@@ -137,6 +141,8 @@ public final class Flow {
   public void serverStreamId(int id) { serverStreamId = id; }
 
   public void clientQuicConnectionId(String id) { clientQuicConnectionId = id; }
+
+  public void serverQuicConnectionId(String id) { serverQuicConnectionId = id; }
 
   public void http3Status(String s) { http3Status = s; }
 

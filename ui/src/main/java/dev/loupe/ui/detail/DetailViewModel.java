@@ -197,6 +197,9 @@ public final class DetailViewModel implements AutoCloseable {
     if (f.clientQuicConnectionId() != null) {
       rows.add(InfoRow.of("QUIC connection (client)", f.clientQuicConnectionId()));
     }
+    if (f.serverQuicConnectionId() != null) {
+      rows.add(InfoRow.of("QUIC connection (server)", f.serverQuicConnectionId()));
+    }
     if (f.isTunnel()) {
       rows.add(InfoRow.of("Tunnel bytes", "client → server " + FlowRow.humanBytes(f.tunnelBytesClientToServer())
           + ", server → client " + FlowRow.humanBytes(f.tunnelBytesServerToClient())));

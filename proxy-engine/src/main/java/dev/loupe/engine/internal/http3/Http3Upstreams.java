@@ -149,6 +149,7 @@ public final class Http3Upstreams {
         return;
       }
       QuicChannel quic = (QuicChannel) f.getNow();
+      flow.serverQuicConnectionId(dev.loupe.engine.internal.relay.Http3Streams.connectionIdHex(quic));
       if (quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0
           && origin.waitingForStream.isEmpty()) {
         openStream(origin, quic, key, result, host, port);

@@ -91,7 +91,7 @@ public final class Http3Streams {
   }
 
   /** Loupe's (the server's) connection id for {@code quic}, hex. */
-  static String connectionIdHex(QuicChannel quic) {
+  public static String connectionIdHex(QuicChannel quic) {
     QuicConnectionAddress a = quic.localAddress();
     if (a == null) {
       return null;
