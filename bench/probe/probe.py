@@ -9,7 +9,8 @@ What one run does (all on 127.0.0.1, every component a separate OS process):
      discards the body, answers the 13-byte file) on four ports -- TLS h1+h2, TLS h1 only,
      cleartext h1 and cleartext h2c (prior knowledge),
   3. for each arm (mode x TLS x client protocol x origin protocol), starts the systems that
-     can serve it -- direct (no proxy, the ceiling), nginx as reverse proxy, Loupe, mitmdump --
+     can serve it -- direct (no proxy, the ceiling), nginx as reverse proxy, Loupe, mitmdump;
+     for HTTP/3 client arms (reverse-tls-h3h1) Loupe and Caddy as HTTP/3 reverse proxies --
      and gives every proxy an unmeasured warm-up run,
   4. for each body, each concurrency step and each repetition, runs the load generator once
      per system, the system order reversed every other repetition (A B B A ...), and records
@@ -20,7 +21,8 @@ What one run does (all on 127.0.0.1, every component a separate OS process):
 
 Load generators: h2load (h2 and --h1) where it fits (reverse and direct arms), the project's
 Netty generator (dev.loupe.bench.load.LoadGen) for what h2load cannot do: explicit-proxy
-CONNECT + TLS (regular and tunnel arms) and absolute-form requests to a plain forward proxy.
+CONNECT + TLS (regular and tunnel arms), absolute-form requests to a plain forward proxy, and
+HTTP/3 over QUIC (h3 arms: -c QUIC connections x --streams request streams, CA and host checked).
 """
 
 import argparse
@@ -58,8 +60,8 @@ DEFAULT_ARMS = ("reverse-tls-h1h1,reverse-tls-h2h1:13,regular-tls-h1h1:13,"
 QUICK = dict(arms="reverse-tls-h1h1:13+post64k,regular-tls-h1h1:13,tunnel-tls-h1h1:1m",
              conc="8,64", reps=2, duration=1.5, warmup=0.5, proxy_warmup=3)
 
-ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2)(h1|h2)$")
-SYSTEMS = ("direct", "nginx", "loupe", "mitmdump")
+ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2|h3)(h1|h2)$")
+SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy")
 
 
 def log(msg):
@@ -89,6 +91,9 @@ class Arm:
             die("%s: a tunnel relays bytes, so client and origin protocol are the same" % name)
         if self.mode == "regular" and self.tls == "clear" and (self.client, self.origin) != ("h1", "h1"):
             die("%s: a plain forward proxy takes HTTP/1.1 absolute-form requests only" % name)
+        if self.client == "h3" and (self.mode, self.tls) != ("reverse", "tls"):
+            die("%s: HTTP/3 clients reach a proxy only in reverse mode, over TLS (QUIC): "
+                "reverse-tls-h3h1 or reverse-tls-h3h2" % name)
 
     @property
     def scheme(self):
@@ -96,6 +101,10 @@ class Arm:
 
     def systems(self):
         """The systems that can serve this arm, in the order used for the A of A B B A."""
+        if self.client == "h3":
+            # HTTP/3 reverse proxies only: the origin nginx 1.22, the nginx peer and mitmproxy 8
+            # speak no HTTP/3, so there is no direct ceiling; Caddy's reverse_proxy is the peer.
+            return ["loupe", "caddy"]
         s = ["direct"]
         if self.mode == "reverse" and self.origin == "h1":
             s.append("nginx")  # nginx 1.22 speaks HTTP/1.1 (only) to upstreams
@@ -261,7 +270,8 @@ class Env:
         self.logs.mkdir(parents=True)
         self.procs = []
         (self.O_TLS, self.O_TLS1, self.O_CLR, self.O_H2C,
-         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM) = free_ports(9)
+         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY) = free_ports(10)
+        self.h3_ca = {}  # system -> CA file LoadGen trusts for its HTTP/3 listener
         self.nginx_bin = shutil.which("nginx") or "/usr/sbin/nginx"
         self.pin = parse_pin(args.pin)
 
@@ -422,6 +432,54 @@ http {{
         argv += a.loupe_args.split()
         p = self.start("loupe-" + arm.name, argv, self.pin.get("proxy"))
         self.wait_up(p, arm, self.LOUPE)
+        if arm.client == "h3":
+            # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
+            r = subprocess.run(["java", "-jar", a.loupe_jar, "ca", "path", "--confdir", str(confdir)],
+                               capture_output=True, text=True, timeout=60)
+            path = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+            if not path or not os.path.isfile(path):
+                die("loupe ca path printed %r (stderr %r)" % (r.stdout, r.stderr[-300:]))
+            self.h3_ca["loupe"] = path
+        return p
+
+    def start_caddy(self, arm):
+        """Caddy as an HTTP/3 reverse proxy (it also serves h1/h2 over TCP on the same port, used
+        for the readiness check) with the probe's leaf certificate, to the same origin as Loupe:
+        TLS, origin CA trusted, host checked, keep-alive pool as large as the nginx peer's."""
+        d = self.w / "caddy"
+        d.mkdir(exist_ok=True)
+        up = self.origin_port(arm, arm.origin)
+        scheme = "https" if arm.tls == "tls" else "http"
+        transport = ""
+        if arm.tls == "tls":
+            transport = f"""
+		transport http {{
+			tls_trusted_ca_certs {self.ca}
+			tls_server_name localhost
+			keepalive 300s
+			keepalive_idle_conns 1024
+			keepalive_idle_conns_per_host 1024{"" if arm.origin == "h1" else chr(10) + "			versions 2"}
+		}}"""
+        (d / "Caddyfile").write_text(f"""{{
+	admin off
+	auto_https off
+	storage file_system {d}/data
+	servers {{
+		protocols h1 h2 h3
+	}}
+}}
+https://127.0.0.1:{self.CADDY} {{
+	bind 127.0.0.1
+	tls {self.leaf} {self.leaf_key}
+	reverse_proxy {scheme}://127.0.0.1:{up} {{{transport}
+	}}
+}}
+""")
+        env = dict(os.environ, XDG_DATA_HOME=str(d / "xdg"), XDG_CONFIG_HOME=str(d / "xdg"), HOME=str(d))
+        p = self.start("caddy-" + arm.name, ["caddy", "run", "--config", d / "Caddyfile", "--adapter",
+                                             "caddyfile"], self.pin.get("proxy"), env=env)
+        self.wait_up(p, arm, self.CADDY)
+        self.h3_ca["caddy"] = str(self.ca)
         return p
 
     def start_mitmdump(self, arm):
@@ -439,8 +497,8 @@ http {{
         self.wait_up(p, arm, self.MITM)
         return p
 
-    def start(self, name, argv, cpus=None):
-        p = Proc(name, [str(x) for x in argv], self.logs, cpus)
+    def start(self, name, argv, cpus=None, env=None):
+        p = Proc(name, [str(x) for x in argv], self.logs, cpus, env)
         self.procs.append(p)
         return p
 
@@ -619,11 +677,12 @@ class LoadGenServer:
             self.p = None
 
 
-def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None):
+def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None, cacert=None):
     a = env.args
     method, _, size = BODIES[body]
-    args = [url, "--" + proto, "-c", str(conc), "-m", str(a.streams if proto == "h2" else 1),
-            "-t", str(min(conc, a.gen_threads)), "-D", str(dur), "--warmup", str(warm), "--insecure"]
+    args = [url, "--" + proto, "-c", str(conc), "-m", str(a.streams if proto in ("h2", "h3") else 1),
+            "-t", str(min(conc, a.gen_threads)), "-D", str(dur), "--warmup", str(warm)]
+    args += ["--cacert", str(cacert)] if cacert else ["--insecure"]
     if method == "POST":
         args += ["--method", "POST", "--body-size", str(size)]
     if proxy:
@@ -669,6 +728,11 @@ class Probe:
     def target_for(self, env, arm, system):
         """(URL, proxy or None, generator) for one system of one arm."""
         a = self.args
+        if arm.client == "h3":
+            # an IP literal: Netty's QUIC client sends no SNI for "localhost" (the listener then
+            # answers with its default certificate); the certificates name 127.0.0.1 too
+            port = {"loupe": env.LOUPE, "caddy": env.CADDY}[system]
+            return "https://127.0.0.1:%d" % port, None, "loadgen"
         if system == "direct":
             port = env.origin_port(arm, arm.client)
             if arm.tls == "tls":
@@ -691,7 +755,7 @@ class Probe:
     def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True, gen=None):
         a = self.args
         base, proxy, auto_gen = self.target_for(env, arm, system)
-        gen = gen or self.gen_for(auto_gen)
+        gen = gen or (auto_gen if arm.client == "h3" else self.gen_for(auto_gen))
         url = base + BODIES[body][1]
         load1 = os.getloadavg()[0]
         t0 = time.time()
@@ -705,7 +769,8 @@ class Probe:
             res = run_h2load(env, url, arm.client, conc, body, warm, dur, system, env.pin.get("gen"))
         else:
             res = run_loadgen(env, url, arm.client, conc, body, warm, dur, system,
-                              env.pin.get("gen"), proxy)
+                              env.pin.get("gen"), proxy,
+                              env.h3_ca.get(system) if arm.client == "h3" else None)
         if sampler:
             sampler.stop_ev.set()
             sampler.join()
@@ -715,7 +780,7 @@ class Probe:
         total = res["requests"] + res["errors"]
         row = dict(run=self.stamp, arm=arm.name, mode=arm.mode, tls=arm.tls, client=arm.client,
                    origin=arm.origin, system=system, generator=gen, body=body, method=method,
-                   payload_bytes=size, conc=conc, streams=a.streams if arm.client == "h2" else 1,
+                   payload_bytes=size, conc=conc, streams=a.streams if arm.client in ("h2", "h3") else 1,
                    rep=rep, order=order, duration_s=dur, requests=res["requests"],
                    rps=round(res["rps"], 1), mbps=round(res["rps"] * size / 1e6, 2),
                    p50_ms=round(res["p50_ms"], 3), p99_ms=round(res["p99_ms"], 3),
@@ -753,7 +818,8 @@ class Probe:
             env.make_pki()
             env.start_origin()
             env.loadgen = LoadGenServer(env)
-            if a.validate or a.gen == "loadgen" or any(arm.mode != "reverse" for arm in a.arm_list):
+            if a.validate or a.gen == "loadgen" or any(arm.mode != "reverse" or arm.client == "h3"
+                                                       for arm in a.arm_list):
                 log("warming up the load generator JVM (unmeasured, against the origin)")
                 for proto in ("h1", "h2", "h1", "h2"):
                     run_loadgen(env, "https://127.0.0.1:%d/13" % env.O_TLS, proto, 32, "13", 0, 4, "", None)
@@ -845,6 +911,8 @@ class Probe:
                 procs["loupe"] = env.start_loupe(arm)
             if "mitmdump" in systems:
                 procs["mitmdump"] = env.start_mitmdump(arm)
+            if "caddy" in systems:
+                procs["caddy"] = env.start_caddy(arm)
             # warm-up: unmeasured, every proxy, each body of the arm (JIT, pools, caches)
             if a.proxy_warmup > 0:
                 for s in systems:
@@ -852,7 +920,10 @@ class Probe:
                         continue
                     per = max(1.0, a.proxy_warmup / len(arm.bodies))
                     for body in arm.bodies:
-                        self.step(env, arm, s, procs[s], body, a.warmup_conc, 0, 0, 0, per, record=False)
+                        w = self.step(env, arm, s, procs[s], body, a.warmup_conc, 0, 0, 0, per, record=False)
+                        if w["requests"] == 0 and w["errors"]:
+                            log("warning: %s warm-up on %s %s: no response (%s)" % (
+                                s, arm.name, body, w["error_detail"]))
             for body in arm.bodies:
                 for conc in a.conc_list:
                     for rep in range(1, a.reps + 1):
@@ -863,7 +934,7 @@ class Probe:
                                 die("%s died during arm %s (log in %s)" % (s, arm.name, env.logs))
                             self.step(env, arm, s, p, body, conc, rep, i + 1, a.warmup, a.duration)
         finally:
-            for s in ("loupe", "mitmdump"):
+            for s in ("loupe", "mitmdump", "caddy"):
                 if procs.get(s) is not None:
                     env.stop(procs[s])
 
@@ -945,7 +1016,7 @@ class Probe:
         out.append("- Command: `bench/probe/run %s`" % " ".join(a.argv))
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
-                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2 streams per connection "
+                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
                    "%d; generator threads %d; Loupe JVM options `%s`; origin nginx %d worker(s), "
                    "nginx peer %s worker(s); pinning %s." % (
                        a.reps, a.duration, a.warmup, a.proxy_warmup, a.warmup_conc, a.streams,
@@ -983,7 +1054,8 @@ class Probe:
                 if ga and gp:
                     extra = "; raw at c=%d: %.0f vs %.0f req/s = %.2f×" % (at, ga["rps"], gp["rps"], ratio(ga["rps"], gp["rps"]))
             out.append("| %s | %.2f× (Loupe %s vs %s %s sustainable req/s%s) | %s |" % (
-                label, r, f(lo), peer, f(pe), extra, verdict(r == r and r >= need)))
+                label, r, f(lo), peer, f(pe), extra,
+                "figure (no target)" if need is None else verdict(r == r and r >= need)))
 
         top = max(a.conc_list)
         for cp in ("h1", "h2"):
@@ -995,6 +1067,10 @@ class Probe:
                         if any(k[0] == x and k[1] == "mitmdump" for k in keys)), "regular-tls-%sh1" % cp)
             tgt_ratio("regular (CONNECT + interception) %s client ≥ 20× mitmdump (%s)" % (cp.upper(), arm),
                       arm, "13", "mitmdump", 20.0, top)
+        for arm in arms_run:
+            if arm.startswith("reverse-tls-h3"):
+                tgt_ratio("reverse TLS H3→%s tiny GET vs Caddy's HTTP/3 reverse proxy (issue 6's figure)"
+                          % arm[-2:].upper(), arm, "13", "caddy", None, top)
         for cp in ("h1", "h2"):
             arm = "reverse-tls-%sh1" % cp
             for body, label in (("1m", "1 MiB GET"), ("post64k", "64 KiB POST")):
@@ -1022,26 +1098,29 @@ class Probe:
         out.append("## Per arm and body\n")
         out.append("Sustainable RPS and the figures of that step (p50/p99 ms, proxy CPU % "
                    "(100 = one core), proxy peak RSS MiB over the step); MB/s = sustainable RPS × body. "
-                   "Ratios: Loupe (or the row's system) ÷ nginx, ÷ mitmdump, ÷ direct.\n")
+                   "Ratios: Loupe (or the row's system) ÷ nginx, ÷ mitmdump, ÷ direct (÷ caddy alone on "
+                   "HTTP/3 arms, whose peers are Loupe and Caddy only).\n")
         for arm in arms_run:
             for body in dict.fromkeys(k[2] for k in keys if k[0] == arm):
                 systems = list(dict.fromkeys(k[1] for k in keys if k[0] == arm and k[2] == body))
                 out.append("### %s, %s %s\n" % (arm, BODIES[body][0], body))
-                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | ÷ nginx | ÷ mitmdump | ÷ direct |")
-                out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                peers = ("caddy",) if "caddy" in systems else ("nginx", "mitmdump", "direct")
+                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | "
+                           + " | ".join("÷ " + p for p in peers) + " |")
+                out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(peers))
                 sus = {s: sus_rps(arm, s, body) for s in systems}
                 for s in systems:
                     st = sustainable(arm, s, body)
                     g = st[1] if st else None
-                    rs = [ratio(sus[s], sus[p]) if p in sus and p != s else float("nan") for p in ("nginx", "mitmdump", "direct")]
-                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    rs = [ratio(sus[s], sus[p]) if p in sus and p != s else float("nan") for p in peers]
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | " % (
                         "**%s**" % s if s == "loupe" else s, f(sus[s]) if st else "–",
                         st[0] if st else "–", f(sus[s] * BODIES[body][2] / 1e6, "%.1f") if st else "–",
                         f(g["p50"], "%.2f") if g else "–", f(g["p99"], "%.2f") if g else "–",
                         g["errors"] if g else "–",
                         f(g["cpu"]) if g and s != "direct" else "–",
-                        f(g["rss"]) if g and s != "direct" else "–",
-                        f(rs[0], "%.2f"), f(rs[1], "%.2f"), f(rs[2], "%.2f")))
+                        f(g["rss"]) if g and s != "direct" else "–")
+                               + " | ".join(f(x, "%.2f") for x in rs) + " |")
                 out.append("")
                 # concurrency sweep: the shape test
                 out.append("Concurrency sweep (median req/s; p99 ms; ✗ = step fails the SLO or error budget):\n")
@@ -1070,6 +1149,13 @@ class Probe:
             out.append("Generators: h2load for reverse and direct-reverse arms, Loupe's Netty "
                        "generator (`dev.loupe.bench.load.LoadGen`) for regular/tunnel arms and "
                        "their direct ceiling.\n")
+        if any(r["client"] == "h3" for r in rows):
+            out.append("HTTP/3 arms: LoadGen `--h3` (Netty QUIC, BoringSSL; c = QUIC connections, "
+                       "each on its own UDP socket, %d request stream(s) each; certificate and host "
+                       "checked against the system's CA) against Loupe's reverse-mode QUIC listener "
+                       "and Caddy's HTTP/3 `reverse_proxy`, both to the same origin. nginx 1.22 and "
+                       "mitmproxy 8 speak no HTTP/3, so these arms have no direct ceiling and no "
+                       "nginx/mitmdump peer.\n" % a.streams)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1127,6 +1213,8 @@ def tool_versions():
     v.append(sh(["h2load", "--version"]).splitlines()[0] if shutil.which("h2load") else "h2load ?")
     if shutil.which("mitmdump"):
         v.append("mitmdump " + sh(["mitmdump", "--version"]).splitlines()[0].split()[-1])
+    if shutil.which("caddy"):
+        v.append("caddy " + (sh(["caddy", "version"]).split() or ["?"])[0])
     return ", ".join(v)
 
 
@@ -1217,12 +1305,15 @@ def main(argv):
     if any(s in ("loupe",) for arm in a.arm_list for s in arm.systems()) and \
             (not a.systems or "loupe" in a.systems) and not os.path.isfile(a.loupe_jar):
         die("Loupe jar not found: %s (set LOUPE_JAR)" % a.loupe_jar)
-    needs_loadgen = a.gen == "loadgen" or any(arm.mode != "reverse" for arm in a.arm_list)
+    needs_loadgen = a.gen == "loadgen" or any(arm.mode != "reverse" or arm.client == "h3" for arm in a.arm_list)
     if needs_loadgen and not os.path.isfile(a.loadgen_jar):
         die("load generator not found: %s (mvn -B -o -pl bench package -DskipTests)" % a.loadgen_jar)
     for t in ("h2load", "curl", "openssl"):
         if not shutil.which(t):
             die("%s not found: run bench/probe/setup.sh" % t)
+    if any("caddy" in arm.systems() for arm in a.arm_list) and (not a.systems or "caddy" in a.systems) \
+            and not shutil.which("caddy"):
+        die("caddy not found (the HTTP/3 peer): run bench/probe/setup.sh")
     return Probe(a).run()
 
 
