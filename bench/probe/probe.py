@@ -715,7 +715,7 @@ def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None, c
 CSV_FIELDS = ["run", "arm", "mode", "tls", "client", "origin", "system", "generator", "body",
               "method", "payload_bytes", "conc", "streams", "rep", "order", "duration_s",
               "requests", "rps", "mbps", "p50_ms", "p99_ms", "max_ms", "errors", "error_rate",
-              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started"]
+              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started", "gen_cpu_pct"]
 
 
 class Probe:
@@ -763,6 +763,12 @@ class Probe:
         if proc is not None and record:
             sampler = Sampler(proc.pid, t0, warm, dur)
             sampler.start()
+        # LoadGen's CPU over the same window (one JVM for the session): is the generator the limit?
+        gen_sampler = None
+        lg = getattr(env, "loadgen", None)
+        if record and gen != "h2load" and lg is not None and lg.p is not None and lg.p.poll() is None:
+            gen_sampler = Sampler(lg.p.pid, t0, warm, dur)
+            gen_sampler.start()
         if gen == "h2load":
             if proxy:
                 die("h2load cannot drive an explicit proxy (arm %s)" % arm.name)
@@ -774,6 +780,9 @@ class Probe:
         if sampler:
             sampler.stop_ev.set()
             sampler.join()
+        if gen_sampler:
+            gen_sampler.stop_ev.set()
+            gen_sampler.join()
         if not record:
             return res
         method, _, size = BODIES[body]
@@ -789,7 +798,8 @@ class Probe:
                    error_detail=res["error_detail"],
                    proxy_cpu_pct=round(sampler.cpu_pct, 1) if sampler else "",
                    proxy_rss_mib=round(sampler.rss_mib, 1) if sampler else "",
-                   load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"))
+                   load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
+                   gen_cpu_pct=round(gen_sampler.cpu_pct, 1) if gen_sampler else "")
         self.rows.append(row)
         self.writer.writerow(row)
         self.csvf.flush()
@@ -1143,6 +1153,14 @@ class Probe:
                     rsscells.append("%s / %s" % (f(g["rss"]), f(g["cpu"])) if g else "")
                 if any(rsscells):
                     out.append("| Loupe RSS MiB / CPU %% | %s |" % " | ".join(rsscells))
+                for s in systems:
+                    gcells = []
+                    for c in a.conc_list:
+                        v = [float(r["gen_cpu_pct"]) for r in rows if r["arm"] == arm and r["system"] == s
+                             and r["body"] == body and int(r["conc"]) == c and r.get("gen_cpu_pct", "") not in ("", "nan")]
+                        gcells.append(f(statistics.median(v)) if v else "")
+                    if any(gcells):
+                        out.append("| LoadGen CPU %% (vs %s) | %s |" % (s, " | ".join(gcells)))
                 out.append("")
         out.append("Raw rows (every rep): `%s`.\n" % self.csv_path.relative_to(REPO) if str(self.csv_path).startswith(str(REPO)) else "Raw rows: `%s`.\n" % self.csv_path)
         if "h2load" in {r["generator"] for r in rows}:
