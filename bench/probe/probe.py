@@ -681,7 +681,8 @@ def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None, c
     a = env.args
     method, _, size = BODIES[body]
     args = [url, "--" + proto, "-c", str(conc), "-m", str(a.streams if proto in ("h2", "h3") else 1),
-            "-t", str(min(conc, a.gen_threads)), "-D", str(dur), "--warmup", str(warm)]
+            "-t", str(min(conc, a.h3_gen_threads if proto == "h3" else a.gen_threads)),
+            "-D", str(dur), "--warmup", str(warm)]
     args += ["--cacert", str(cacert)] if cacert else ["--insecure"]
     if method == "POST":
         args += ["--method", "POST", "--body-size", str(size)]
@@ -1027,10 +1028,10 @@ class Probe:
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
                    "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
-                   "%d; generator threads %d; Loupe JVM options `%s`; origin nginx %d worker(s), "
+                   "%d; generator threads %d (HTTP/3 arms: %d); Loupe JVM options `%s`; origin nginx %d worker(s), "
                    "nginx peer %s worker(s); pinning %s." % (
                        a.reps, a.duration, a.warmup, a.proxy_warmup, a.warmup_conc, a.streams,
-                       a.gen_threads, a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
+                       a.gen_threads, getattr(a, "h3_gen_threads", 1), a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
                        a.nginx_workers, a.pin or "off"))
         out.append("- **Sustainable RPS** = req/s (median) of the highest concurrency step whose "
                    "error rate is ≤ 0.1%% and whose p99 is ≤ **%g ms** (the SLO). `–` = no step "
@@ -1285,6 +1286,8 @@ def main(argv):
                     help="auto: h2load where it fits, LoadGen for explicit-proxy arms")
     ap.add_argument("--gen-threads", type=int, default=max(1, (os.cpu_count() or 1) // 4),
                     help="generator threads (h2load -t, LoadGen -t)")
+    ap.add_argument("--h3-gen-threads", type=int, default=2,
+                    help="LoadGen -t on HTTP/3 arms (its QUIC driver is latency-bound on one loop)")
     ap.add_argument("--pin", default="", help="CPU pinning with taskset: 'auto' or "
                     "'origin=0 proxy=1 gen=0' (taskset CPU lists)")
     ap.add_argument("--origin-workers", type=int, default=1)
