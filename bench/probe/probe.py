@@ -9,7 +9,8 @@ What one run does (all on 127.0.0.1, every component a separate OS process):
      discards the body, answers the 13-byte file) on four ports -- TLS h1+h2, TLS h1 only,
      cleartext h1 and cleartext h2c (prior knowledge),
   3. for each arm (mode x TLS x client protocol x origin protocol), starts the systems that
-     can serve it -- direct (no proxy, the ceiling), nginx as reverse proxy, Loupe, mitmdump --
+     can serve it -- direct (no proxy, the ceiling), nginx as reverse proxy, Loupe, mitmdump;
+     for HTTP/3 client arms (reverse-tls-h3h1) Loupe and Caddy as HTTP/3 reverse proxies --
      and gives every proxy an unmeasured warm-up run,
   4. for each body, each concurrency step and each repetition, runs the load generator once
      per system, the system order reversed every other repetition (A B B A ...), and records
@@ -20,7 +21,8 @@ What one run does (all on 127.0.0.1, every component a separate OS process):
 
 Load generators: h2load (h2 and --h1) where it fits (reverse and direct arms), the project's
 Netty generator (dev.loupe.bench.load.LoadGen) for what h2load cannot do: explicit-proxy
-CONNECT + TLS (regular and tunnel arms) and absolute-form requests to a plain forward proxy.
+CONNECT + TLS (regular and tunnel arms), absolute-form requests to a plain forward proxy, and
+HTTP/3 over QUIC (h3 arms: -c QUIC connections x --streams request streams, CA and host checked).
 """
 
 import argparse
@@ -58,8 +60,8 @@ DEFAULT_ARMS = ("reverse-tls-h1h1,reverse-tls-h2h1:13,regular-tls-h1h1:13,"
 QUICK = dict(arms="reverse-tls-h1h1:13+post64k,regular-tls-h1h1:13,tunnel-tls-h1h1:1m",
              conc="8,64", reps=2, duration=1.5, warmup=0.5, proxy_warmup=3)
 
-ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2)(h1|h2)$")
-SYSTEMS = ("direct", "nginx", "loupe", "mitmdump")
+ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2|h3)(h1|h2)$")
+SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy")
 
 
 def log(msg):
@@ -89,6 +91,9 @@ class Arm:
             die("%s: a tunnel relays bytes, so client and origin protocol are the same" % name)
         if self.mode == "regular" and self.tls == "clear" and (self.client, self.origin) != ("h1", "h1"):
             die("%s: a plain forward proxy takes HTTP/1.1 absolute-form requests only" % name)
+        if self.client == "h3" and (self.mode, self.tls) != ("reverse", "tls"):
+            die("%s: HTTP/3 clients reach a proxy only in reverse mode, over TLS (QUIC): "
+                "reverse-tls-h3h1 or reverse-tls-h3h2" % name)
 
     @property
     def scheme(self):
@@ -96,6 +101,10 @@ class Arm:
 
     def systems(self):
         """The systems that can serve this arm, in the order used for the A of A B B A."""
+        if self.client == "h3":
+            # HTTP/3 reverse proxies only: the origin nginx 1.22, the nginx peer and mitmproxy 8
+            # speak no HTTP/3, so there is no direct ceiling; Caddy's reverse_proxy is the peer.
+            return ["loupe", "caddy"]
         s = ["direct"]
         if self.mode == "reverse" and self.origin == "h1":
             s.append("nginx")  # nginx 1.22 speaks HTTP/1.1 (only) to upstreams
@@ -261,7 +270,8 @@ class Env:
         self.logs.mkdir(parents=True)
         self.procs = []
         (self.O_TLS, self.O_TLS1, self.O_CLR, self.O_H2C,
-         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM) = free_ports(9)
+         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY) = free_ports(10)
+        self.h3_ca = {}  # system -> CA file LoadGen trusts for its HTTP/3 listener
         self.nginx_bin = shutil.which("nginx") or "/usr/sbin/nginx"
         self.pin = parse_pin(args.pin)
 
@@ -422,6 +432,54 @@ http {{
         argv += a.loupe_args.split()
         p = self.start("loupe-" + arm.name, argv, self.pin.get("proxy"))
         self.wait_up(p, arm, self.LOUPE)
+        if arm.client == "h3":
+            # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
+            r = subprocess.run(["java", "-jar", a.loupe_jar, "ca", "path", "--confdir", str(confdir)],
+                               capture_output=True, text=True, timeout=60)
+            path = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+            if not path or not os.path.isfile(path):
+                die("loupe ca path printed %r (stderr %r)" % (r.stdout, r.stderr[-300:]))
+            self.h3_ca["loupe"] = path
+        return p
+
+    def start_caddy(self, arm):
+        """Caddy as an HTTP/3 reverse proxy (it also serves h1/h2 over TCP on the same port, used
+        for the readiness check) with the probe's leaf certificate, to the same origin as Loupe:
+        TLS, origin CA trusted, host checked, keep-alive pool as large as the nginx peer's."""
+        d = self.w / "caddy"
+        d.mkdir(exist_ok=True)
+        up = self.origin_port(arm, arm.origin)
+        scheme = "https" if arm.tls == "tls" else "http"
+        transport = ""
+        if arm.tls == "tls":
+            transport = f"""
+		transport http {{
+			tls_trusted_ca_certs {self.ca}
+			tls_server_name localhost
+			keepalive 300s
+			keepalive_idle_conns 1024
+			keepalive_idle_conns_per_host 1024{"" if arm.origin == "h1" else chr(10) + "			versions 2"}
+		}}"""
+        (d / "Caddyfile").write_text(f"""{{
+	admin off
+	auto_https off
+	storage file_system {d}/data
+	servers {{
+		protocols h1 h2 h3
+	}}
+}}
+https://127.0.0.1:{self.CADDY} {{
+	bind 127.0.0.1
+	tls {self.leaf} {self.leaf_key}
+	reverse_proxy {scheme}://127.0.0.1:{up} {{{transport}
+	}}
+}}
+""")
+        env = dict(os.environ, XDG_DATA_HOME=str(d / "xdg"), XDG_CONFIG_HOME=str(d / "xdg"), HOME=str(d))
+        p = self.start("caddy-" + arm.name, ["caddy", "run", "--config", d / "Caddyfile", "--adapter",
+                                             "caddyfile"], self.pin.get("proxy"), env=env)
+        self.wait_up(p, arm, self.CADDY)
+        self.h3_ca["caddy"] = str(self.ca)
         return p
 
     def start_mitmdump(self, arm):
@@ -439,8 +497,8 @@ http {{
         self.wait_up(p, arm, self.MITM)
         return p
 
-    def start(self, name, argv, cpus=None):
-        p = Proc(name, [str(x) for x in argv], self.logs, cpus)
+    def start(self, name, argv, cpus=None, env=None):
+        p = Proc(name, [str(x) for x in argv], self.logs, cpus, env)
         self.procs.append(p)
         return p
 
@@ -619,11 +677,13 @@ class LoadGenServer:
             self.p = None
 
 
-def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None):
+def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None, cacert=None):
     a = env.args
     method, _, size = BODIES[body]
-    args = [url, "--" + proto, "-c", str(conc), "-m", str(a.streams if proto == "h2" else 1),
-            "-t", str(min(conc, a.gen_threads)), "-D", str(dur), "--warmup", str(warm), "--insecure"]
+    args = [url, "--" + proto, "-c", str(conc), "-m", str(a.streams if proto in ("h2", "h3") else 1),
+            "-t", str(min(conc, a.h3_gen_threads if proto == "h3" else a.gen_threads)),
+            "-D", str(dur), "--warmup", str(warm)]
+    args += ["--cacert", str(cacert)] if cacert else ["--insecure"]
     if method == "POST":
         args += ["--method", "POST", "--body-size", str(size)]
     if proxy:
@@ -656,7 +716,7 @@ def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None):
 CSV_FIELDS = ["run", "arm", "mode", "tls", "client", "origin", "system", "generator", "body",
               "method", "payload_bytes", "conc", "streams", "rep", "order", "duration_s",
               "requests", "rps", "mbps", "p50_ms", "p99_ms", "max_ms", "errors", "error_rate",
-              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started"]
+              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started", "gen_cpu_pct"]
 
 
 class Probe:
@@ -669,6 +729,11 @@ class Probe:
     def target_for(self, env, arm, system):
         """(URL, proxy or None, generator) for one system of one arm."""
         a = self.args
+        if arm.client == "h3":
+            # an IP literal: Netty's QUIC client sends no SNI for "localhost" (the listener then
+            # answers with its default certificate); the certificates name 127.0.0.1 too
+            port = {"loupe": env.LOUPE, "caddy": env.CADDY}[system]
+            return "https://127.0.0.1:%d" % port, None, "loadgen"
         if system == "direct":
             port = env.origin_port(arm, arm.client)
             if arm.tls == "tls":
@@ -691,7 +756,7 @@ class Probe:
     def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True, gen=None):
         a = self.args
         base, proxy, auto_gen = self.target_for(env, arm, system)
-        gen = gen or self.gen_for(auto_gen)
+        gen = gen or (auto_gen if arm.client == "h3" else self.gen_for(auto_gen))
         url = base + BODIES[body][1]
         load1 = os.getloadavg()[0]
         t0 = time.time()
@@ -699,23 +764,33 @@ class Probe:
         if proc is not None and record:
             sampler = Sampler(proc.pid, t0, warm, dur)
             sampler.start()
+        # LoadGen's CPU over the same window (one JVM for the session): is the generator the limit?
+        gen_sampler = None
+        lg = getattr(env, "loadgen", None)
+        if record and gen != "h2load" and lg is not None and lg.p is not None and lg.p.poll() is None:
+            gen_sampler = Sampler(lg.p.pid, t0, warm, dur)
+            gen_sampler.start()
         if gen == "h2load":
             if proxy:
                 die("h2load cannot drive an explicit proxy (arm %s)" % arm.name)
             res = run_h2load(env, url, arm.client, conc, body, warm, dur, system, env.pin.get("gen"))
         else:
             res = run_loadgen(env, url, arm.client, conc, body, warm, dur, system,
-                              env.pin.get("gen"), proxy)
+                              env.pin.get("gen"), proxy,
+                              env.h3_ca.get(system) if arm.client == "h3" else None)
         if sampler:
             sampler.stop_ev.set()
             sampler.join()
+        if gen_sampler:
+            gen_sampler.stop_ev.set()
+            gen_sampler.join()
         if not record:
             return res
         method, _, size = BODIES[body]
         total = res["requests"] + res["errors"]
         row = dict(run=self.stamp, arm=arm.name, mode=arm.mode, tls=arm.tls, client=arm.client,
                    origin=arm.origin, system=system, generator=gen, body=body, method=method,
-                   payload_bytes=size, conc=conc, streams=a.streams if arm.client == "h2" else 1,
+                   payload_bytes=size, conc=conc, streams=a.streams if arm.client in ("h2", "h3") else 1,
                    rep=rep, order=order, duration_s=dur, requests=res["requests"],
                    rps=round(res["rps"], 1), mbps=round(res["rps"] * size / 1e6, 2),
                    p50_ms=round(res["p50_ms"], 3), p99_ms=round(res["p99_ms"], 3),
@@ -724,7 +799,8 @@ class Probe:
                    error_detail=res["error_detail"],
                    proxy_cpu_pct=round(sampler.cpu_pct, 1) if sampler else "",
                    proxy_rss_mib=round(sampler.rss_mib, 1) if sampler else "",
-                   load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"))
+                   load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
+                   gen_cpu_pct=round(gen_sampler.cpu_pct, 1) if gen_sampler else "")
         self.rows.append(row)
         self.writer.writerow(row)
         self.csvf.flush()
@@ -753,7 +829,8 @@ class Probe:
             env.make_pki()
             env.start_origin()
             env.loadgen = LoadGenServer(env)
-            if a.validate or a.gen == "loadgen" or any(arm.mode != "reverse" for arm in a.arm_list):
+            if a.validate or a.gen == "loadgen" or any(arm.mode != "reverse" or arm.client == "h3"
+                                                       for arm in a.arm_list):
                 log("warming up the load generator JVM (unmeasured, against the origin)")
                 for proto in ("h1", "h2", "h1", "h2"):
                     run_loadgen(env, "https://127.0.0.1:%d/13" % env.O_TLS, proto, 32, "13", 0, 4, "", None)
@@ -845,6 +922,8 @@ class Probe:
                 procs["loupe"] = env.start_loupe(arm)
             if "mitmdump" in systems:
                 procs["mitmdump"] = env.start_mitmdump(arm)
+            if "caddy" in systems:
+                procs["caddy"] = env.start_caddy(arm)
             # warm-up: unmeasured, every proxy, each body of the arm (JIT, pools, caches)
             if a.proxy_warmup > 0:
                 for s in systems:
@@ -852,7 +931,10 @@ class Probe:
                         continue
                     per = max(1.0, a.proxy_warmup / len(arm.bodies))
                     for body in arm.bodies:
-                        self.step(env, arm, s, procs[s], body, a.warmup_conc, 0, 0, 0, per, record=False)
+                        w = self.step(env, arm, s, procs[s], body, a.warmup_conc, 0, 0, 0, per, record=False)
+                        if w["requests"] == 0 and w["errors"]:
+                            log("warning: %s warm-up on %s %s: no response (%s)" % (
+                                s, arm.name, body, w["error_detail"]))
             for body in arm.bodies:
                 for conc in a.conc_list:
                     for rep in range(1, a.reps + 1):
@@ -863,7 +945,7 @@ class Probe:
                                 die("%s died during arm %s (log in %s)" % (s, arm.name, env.logs))
                             self.step(env, arm, s, p, body, conc, rep, i + 1, a.warmup, a.duration)
         finally:
-            for s in ("loupe", "mitmdump"):
+            for s in ("loupe", "mitmdump", "caddy"):
                 if procs.get(s) is not None:
                     env.stop(procs[s])
 
@@ -945,11 +1027,11 @@ class Probe:
         out.append("- Command: `bench/probe/run %s`" % " ".join(a.argv))
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
-                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2 streams per connection "
-                   "%d; generator threads %d; Loupe JVM options `%s`; origin nginx %d worker(s), "
+                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
+                   "%d; generator threads %d (HTTP/3 arms: %d); Loupe JVM options `%s`; origin nginx %d worker(s), "
                    "nginx peer %s worker(s); pinning %s." % (
                        a.reps, a.duration, a.warmup, a.proxy_warmup, a.warmup_conc, a.streams,
-                       a.gen_threads, a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
+                       a.gen_threads, getattr(a, "h3_gen_threads", 1), a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
                        a.nginx_workers, a.pin or "off"))
         out.append("- **Sustainable RPS** = req/s (median) of the highest concurrency step whose "
                    "error rate is ≤ 0.1%% and whose p99 is ≤ **%g ms** (the SLO). `–` = no step "
@@ -983,7 +1065,8 @@ class Probe:
                 if ga and gp:
                     extra = "; raw at c=%d: %.0f vs %.0f req/s = %.2f×" % (at, ga["rps"], gp["rps"], ratio(ga["rps"], gp["rps"]))
             out.append("| %s | %.2f× (Loupe %s vs %s %s sustainable req/s%s) | %s |" % (
-                label, r, f(lo), peer, f(pe), extra, verdict(r == r and r >= need)))
+                label, r, f(lo), peer, f(pe), extra,
+                "figure (no target)" if need is None else verdict(r == r and r >= need)))
 
         top = max(a.conc_list)
         for cp in ("h1", "h2"):
@@ -995,6 +1078,10 @@ class Probe:
                         if any(k[0] == x and k[1] == "mitmdump" for k in keys)), "regular-tls-%sh1" % cp)
             tgt_ratio("regular (CONNECT + interception) %s client ≥ 20× mitmdump (%s)" % (cp.upper(), arm),
                       arm, "13", "mitmdump", 20.0, top)
+        for arm in arms_run:
+            if arm.startswith("reverse-tls-h3"):
+                tgt_ratio("reverse TLS H3→%s tiny GET vs Caddy's HTTP/3 reverse proxy (issue 6's figure)"
+                          % arm[-2:].upper(), arm, "13", "caddy", None, top)
         for cp in ("h1", "h2"):
             arm = "reverse-tls-%sh1" % cp
             for body, label in (("1m", "1 MiB GET"), ("post64k", "64 KiB POST")):
@@ -1022,26 +1109,29 @@ class Probe:
         out.append("## Per arm and body\n")
         out.append("Sustainable RPS and the figures of that step (p50/p99 ms, proxy CPU % "
                    "(100 = one core), proxy peak RSS MiB over the step); MB/s = sustainable RPS × body. "
-                   "Ratios: Loupe (or the row's system) ÷ nginx, ÷ mitmdump, ÷ direct.\n")
+                   "Ratios: Loupe (or the row's system) ÷ nginx, ÷ mitmdump, ÷ direct (÷ caddy alone on "
+                   "HTTP/3 arms, whose peers are Loupe and Caddy only).\n")
         for arm in arms_run:
             for body in dict.fromkeys(k[2] for k in keys if k[0] == arm):
                 systems = list(dict.fromkeys(k[1] for k in keys if k[0] == arm and k[2] == body))
                 out.append("### %s, %s %s\n" % (arm, BODIES[body][0], body))
-                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | ÷ nginx | ÷ mitmdump | ÷ direct |")
-                out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                peers = ("caddy",) if "caddy" in systems else ("nginx", "mitmdump", "direct")
+                out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | "
+                           + " | ".join("÷ " + p for p in peers) + " |")
+                out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(peers))
                 sus = {s: sus_rps(arm, s, body) for s in systems}
                 for s in systems:
                     st = sustainable(arm, s, body)
                     g = st[1] if st else None
-                    rs = [ratio(sus[s], sus[p]) if p in sus and p != s else float("nan") for p in ("nginx", "mitmdump", "direct")]
-                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    rs = [ratio(sus[s], sus[p]) if p in sus and p != s else float("nan") for p in peers]
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | " % (
                         "**%s**" % s if s == "loupe" else s, f(sus[s]) if st else "–",
                         st[0] if st else "–", f(sus[s] * BODIES[body][2] / 1e6, "%.1f") if st else "–",
                         f(g["p50"], "%.2f") if g else "–", f(g["p99"], "%.2f") if g else "–",
                         g["errors"] if g else "–",
                         f(g["cpu"]) if g and s != "direct" else "–",
-                        f(g["rss"]) if g and s != "direct" else "–",
-                        f(rs[0], "%.2f"), f(rs[1], "%.2f"), f(rs[2], "%.2f")))
+                        f(g["rss"]) if g and s != "direct" else "–")
+                               + " | ".join(f(x, "%.2f") for x in rs) + " |")
                 out.append("")
                 # concurrency sweep: the shape test
                 out.append("Concurrency sweep (median req/s; p99 ms; ✗ = step fails the SLO or error budget):\n")
@@ -1064,12 +1154,27 @@ class Probe:
                     rsscells.append("%s / %s" % (f(g["rss"]), f(g["cpu"])) if g else "")
                 if any(rsscells):
                     out.append("| Loupe RSS MiB / CPU %% | %s |" % " | ".join(rsscells))
+                for s in systems:
+                    gcells = []
+                    for c in a.conc_list:
+                        v = [float(r["gen_cpu_pct"]) for r in rows if r["arm"] == arm and r["system"] == s
+                             and r["body"] == body and int(r["conc"]) == c and r.get("gen_cpu_pct", "") not in ("", "nan")]
+                        gcells.append(f(statistics.median(v)) if v else "")
+                    if any(gcells):
+                        out.append("| LoadGen CPU %% (vs %s) | %s |" % (s, " | ".join(gcells)))
                 out.append("")
         out.append("Raw rows (every rep): `%s`.\n" % self.csv_path.relative_to(REPO) if str(self.csv_path).startswith(str(REPO)) else "Raw rows: `%s`.\n" % self.csv_path)
         if "h2load" in {r["generator"] for r in rows}:
             out.append("Generators: h2load for reverse and direct-reverse arms, Loupe's Netty "
                        "generator (`dev.loupe.bench.load.LoadGen`) for regular/tunnel arms and "
                        "their direct ceiling.\n")
+        if any(r["client"] == "h3" for r in rows):
+            out.append("HTTP/3 arms: LoadGen `--h3` (Netty QUIC, BoringSSL; c = QUIC connections, "
+                       "each on its own UDP socket, %d request stream(s) each; certificate and host "
+                       "checked against the system's CA) against Loupe's reverse-mode QUIC listener "
+                       "and Caddy's HTTP/3 `reverse_proxy`, both to the same origin. nginx 1.22 and "
+                       "mitmproxy 8 speak no HTTP/3, so these arms have no direct ceiling and no "
+                       "nginx/mitmdump peer.\n" % a.streams)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1127,6 +1232,8 @@ def tool_versions():
     v.append(sh(["h2load", "--version"]).splitlines()[0] if shutil.which("h2load") else "h2load ?")
     if shutil.which("mitmdump"):
         v.append("mitmdump " + sh(["mitmdump", "--version"]).splitlines()[0].split()[-1])
+    if shutil.which("caddy"):
+        v.append("caddy " + (sh(["caddy", "version"]).split() or ["?"])[0])
     return ", ".join(v)
 
 
@@ -1179,6 +1286,8 @@ def main(argv):
                     help="auto: h2load where it fits, LoadGen for explicit-proxy arms")
     ap.add_argument("--gen-threads", type=int, default=max(1, (os.cpu_count() or 1) // 4),
                     help="generator threads (h2load -t, LoadGen -t)")
+    ap.add_argument("--h3-gen-threads", type=int, default=2,
+                    help="LoadGen -t on HTTP/3 arms (its QUIC driver is latency-bound on one loop)")
     ap.add_argument("--pin", default="", help="CPU pinning with taskset: 'auto' or "
                     "'origin=0 proxy=1 gen=0' (taskset CPU lists)")
     ap.add_argument("--origin-workers", type=int, default=1)
@@ -1217,12 +1326,15 @@ def main(argv):
     if any(s in ("loupe",) for arm in a.arm_list for s in arm.systems()) and \
             (not a.systems or "loupe" in a.systems) and not os.path.isfile(a.loupe_jar):
         die("Loupe jar not found: %s (set LOUPE_JAR)" % a.loupe_jar)
-    needs_loadgen = a.gen == "loadgen" or any(arm.mode != "reverse" for arm in a.arm_list)
+    needs_loadgen = a.gen == "loadgen" or any(arm.mode != "reverse" or arm.client == "h3" for arm in a.arm_list)
     if needs_loadgen and not os.path.isfile(a.loadgen_jar):
         die("load generator not found: %s (mvn -B -o -pl bench package -DskipTests)" % a.loadgen_jar)
     for t in ("h2load", "curl", "openssl"):
         if not shutil.which(t):
             die("%s not found: run bench/probe/setup.sh" % t)
+    if any("caddy" in arm.systems() for arm in a.arm_list) and (not a.systems or "caddy" in a.systems) \
+            and not shutil.which("caddy"):
+        die("caddy not found (the HTTP/3 peer): run bench/probe/setup.sh")
     return Probe(a).run()
 
 

@@ -2,7 +2,7 @@
 # Installs what the load probe needs, with apt-get, only when missing. Idempotent and quiet:
 # prints one line per package it installs, nothing when all is there.
 #   nginx (origin and TLS reverse-proxy peer), nghttp2-client (h2load), wrk, mitmproxy
-#   (mitmdump peer), caddy (HTTP/3 peer, for when the generator speaks h3), curl, openssl,
+#   (mitmdump peer), caddy (HTTP/3 reverse-proxy peer of the h3 arms), curl, openssl,
 #   python3. Java 17 and Maven are the project's own prerequisites and are only checked.
 set -Eeuo pipefail
 

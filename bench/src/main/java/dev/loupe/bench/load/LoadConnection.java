@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * lasts (each failed attempt is an error; retries are 20 ms apart). Event-loop confined except
  * for the immutable fields.
  */
-final class LoadConnection {
+final class LoadConnection implements LoadClient {
   private static final long RETRY_MILLIS = 20;
 
   final LoadOptions options;
@@ -80,12 +80,14 @@ final class LoadConnection {
         });
   }
 
-  EventLoop loop() {
+  @Override
+  public EventLoop loop() {
     return loop;
   }
 
   /** Starts (or restarts) the connection. On the loop. */
-  void connect() {
+  @Override
+  public void connect() {
     if (!clock.running()) {
       return;
     }
@@ -216,12 +218,19 @@ final class LoadConnection {
     }
   }
 
-  Throwable firstError() {
+  @Override
+  public LoadStats stats() {
+    return stats;
+  }
+
+  @Override
+  public Throwable firstError() {
     return firstError;
   }
 
   /** At the end, on the loop: counts requests stuck longer than --timeout and closes. */
-  void finish(long timeoutBefore) {
+  @Override
+  public void finish(long timeoutBefore) {
     Exchanges ex = exchanges;
     if (ex != null) {
       int stuck = ex.countStartedBefore(timeoutBefore);

@@ -7,10 +7,14 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -23,6 +27,12 @@ import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.concurrent.Future;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +48,9 @@ import org.HdrHistogram.Histogram;
 /**
  * Loupe's HTTP load generator, for what h2load and wrk cannot do: load through an explicit
  * proxy (CONNECT, then TLS and HTTP/1.1 or HTTP/2 inside the tunnel -- the path of every
- * system-proxy user -- or absolute-form requests to a plain forward proxy). It also runs
+ * system-proxy user -- or absolute-form requests to a plain forward proxy), and HTTP/3 over
+ * QUIC ({@code --h3}: {@code -c} QUIC connections, each on its own UDP socket, {@code -m}
+ * request streams in flight on each). It also runs
  * direct, so it can be checked against h2load on the same arm (bench/README.md).
  *
  * <p>Closed loop: {@code -c} connections, each keeping one request (HTTP/1.1) or {@code -m}
@@ -116,8 +128,10 @@ public final class LoadGen {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends Channel> channelType = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    Class<? extends Channel> datagramType = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(o.threads, io);
-    SslContext ssl = o.tls ? sslContext(o) : null;
+    SslContext ssl = o.tls && !o.h3 ? sslContext(o) : null;
+    QuicSslContext quicSsl = o.h3 ? quicSslContext(o) : null;
     ByteBuf body = null;
     if ("POST".equals(o.method)) {
       byte[] bytes = new byte[o.bodySize];
@@ -125,9 +139,11 @@ public final class LoadGen {
       body = Unpooled.unreleasableBuffer(Unpooled.directBuffer(o.bodySize).writeBytes(bytes));
     }
     LoadClock clock = new LoadClock(o.warmupSeconds, o.durationSeconds);
-    List<LoadConnection> conns = new ArrayList<>(o.connections);
+    List<LoadClient> conns = new ArrayList<>(o.connections);
     for (int i = 0; i < o.connections; i++) {
-      LoadConnection c = new LoadConnection(o, clock, group.next(), channelType, ssl, body);
+      LoadClient c = o.h3
+          ? new QuicLoadConnection(o, clock, group.next(), datagramType, quicSsl, body)
+          : new LoadConnection(o, clock, group.next(), channelType, ssl, body);
       conns.add(c);
       c.loop().execute(c::connect);
     }
@@ -138,7 +154,7 @@ public final class LoadGen {
     clock.stop();
     long timeoutBefore = System.nanoTime() - (long) (o.timeoutSeconds * 1e9);
     List<Future<?>> done = new ArrayList<>();
-    for (LoadConnection c : conns) {
+    for (LoadClient c : conns) {
       done.add(c.loop().submit(() -> c.finish(timeoutBefore)));
     }
     for (Future<?> f : done) {
@@ -148,8 +164,8 @@ public final class LoadGen {
 
     LoadStats total = new LoadStats();
     Throwable firstError = null;
-    for (LoadConnection c : conns) {
-      total.add(c.stats);
+    for (LoadClient c : conns) {
+      total.add(c.stats());
       if (firstError == null) {
         firstError = c.firstError();
       }
@@ -174,6 +190,27 @@ public final class LoadGen {
         ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
         o.h2 ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1));
     return b.build();
+  }
+
+  /** HTTP/3: BoringSSL inside QUIC; with --cacert the certificate and the host name are checked. */
+  private static QuicSslContext quicSslContext(LoadOptions o) {
+    QuicSslContextBuilder b = QuicSslContextBuilder.forClient().applicationProtocols("h3");
+    if (o.caFile != null) {
+      // the QUIC client checks no host name unless told to (Netty 4.2.18)
+      // the PEM file read as certificates, as Loupe's own HTTP/3 tests pass them
+      b.trustManager(readCertificates(o.caFile)).endpointIdentificationAlgorithm("HTTPS");
+    } else {
+      b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+    }
+    return b.build();
+  }
+
+  private static X509Certificate[] readCertificates(Path pem) {
+    try (InputStream in = Files.newInputStream(pem)) {
+      return CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(new X509Certificate[0]);
+    } catch (IOException | CertificateException e) {
+      throw new IllegalArgumentException("cannot read --cacert " + pem + ": " + e.getMessage(), e);
+    }
   }
 
   private static String json(LoadOptions o, LoadStats s, boolean epoll, SslContext ssl, Throwable firstError) {
@@ -202,14 +239,14 @@ public final class LoadGen {
       sb.append('"').append(e.getKey().name().toLowerCase(Locale.ROOT)).append("\":").append(e.getValue());
     }
     sb.append("},");
-    string(sb, "protocol", o.h2 ? "h2" : "h1");
+    string(sb, "protocol", o.h3 ? "h3" : o.h2 ? "h2" : "h1");
     string(sb, "target", o.target.toString());
     string(sb, "proxy", o.viaProxy() ? o.proxyHost + ":" + o.proxyPort : "");
     field(sb, "connections", o.connections);
     field(sb, "streams", o.streams);
     field(sb, "threads", o.threads);
-    string(sb, "transport", epoll ? "epoll" : "nio");
-    string(sb, "tls", ssl == null ? "" : ssl.isClient() && OpenSsl.isAvailable() ? "openssl" : "jdk");
+    string(sb, "transport", (epoll ? "epoll" : "nio") + (o.h3 ? "+quic" : ""));
+    string(sb, "tls", o.h3 ? "boringssl-quic" : ssl == null ? "" : ssl.isClient() && OpenSsl.isAvailable() ? "openssl" : "jdk");
     string(sb, "first_error", firstError == null ? "" : String.valueOf(firstError));
     sb.setLength(sb.length() - 1);
     return sb.append('}').toString();

@@ -8,7 +8,7 @@ import java.util.Locale;
  * Command line of {@link LoadGen}. Immutable once parsed.
  *
  * <pre>
- * LoadGen URL [--proxy HOST:PORT] [--h1|--h2] [-c CONNS] [-m STREAMS] [-t THREADS]
+ * LoadGen URL [--proxy HOST:PORT] [--h1|--h2|--h3] [-c CONNS] [-m STREAMS] [-t THREADS]
  *         [-D SECONDS] [--warmup SECONDS] [--method GET|POST] [--body-size BYTES]
  *         [--insecure | --cacert FILE] [--timeout SECONDS]
  * </pre>
@@ -24,6 +24,8 @@ final class LoadOptions {
 
   final int proxyPort;
   final boolean h2;
+  /** HTTP/3 over QUIC (https only, no proxy): -c QUIC connections, -m request streams each. */
+  final boolean h3;
   final int connections;
   final int streams;
   final int threads;
@@ -50,9 +52,10 @@ final class LoadOptions {
     this.path = p;
     this.proxyHost = b.proxyHost;
     this.proxyPort = b.proxyPort;
-    this.h2 = b.h2;
+    this.h2 = "h2".equals(b.proto);
+    this.h3 = "h3".equals(b.proto);
     this.connections = b.connections;
-    this.streams = h2 ? b.streams : 1;
+    this.streams = h2 || h3 ? b.streams : 1;
     this.threads = Math.max(1, Math.min(b.threads, b.connections));
     this.durationSeconds = b.duration;
     this.warmupSeconds = b.warmup;
@@ -74,15 +77,16 @@ final class LoadOptions {
   }
 
   static final String USAGE =
-      "usage: LoadGen URL [--proxy HOST:PORT] [--h1|--h2] [-c CONNS] [-m STREAMS] [-t THREADS]\n"
+      "usage: LoadGen URL [--proxy HOST:PORT] [--h1|--h2|--h3] [-c CONNS] [-m STREAMS] [-t THREADS]\n"
           + "               [-D SECONDS] [--warmup SECONDS] [--method GET|POST] [--body-size BYTES]\n"
           + "               [--insecure | --cacert FILE] [--timeout SECONDS]\n"
           + "Prints one JSON line: rps, p50/p90/p99/max latency (ms), bytes, errors by kind.\n"
           + "  URL             http:// or https:// target\n"
           + "  --proxy H:P     explicit proxy: CONNECT + TLS inside for https, absolute-form for http\n"
           + "  --h1 | --h2     protocol (ALPN over TLS; h2c prior knowledge over cleartext); default h1\n"
+          + "  --h3            HTTP/3 over QUIC (UDP to the URL's port; https only, no --proxy)\n"
           + "  -c              connections (default 16)\n"
-          + "  -m              concurrent streams per connection, h2 only (default 1)\n"
+          + "  -m              concurrent streams per connection, h2 and h3 (default 1)\n"
           + "  -t              event loops (default: number of cores)\n"
           + "  -D              measured seconds (default 10)\n"
           + "  --warmup        unmeasured seconds before -D (default 2)\n"
@@ -107,8 +111,9 @@ final class LoadOptions {
           b.proxyHost = v.substring(0, colon).replace("[", "").replace("]", "");
           b.proxyPort = Integer.parseInt(v.substring(colon + 1));
         }
-        case "--h1" -> b.h2 = false;
-        case "--h2" -> b.h2 = true;
+        case "--h1" -> b.proto = "h1";
+        case "--h2" -> b.proto = "h2";
+        case "--h3" -> b.proto = "h3";
         case "-c" -> b.connections = Integer.parseInt(value(args, ++i, a));
         case "-m" -> b.streams = Integer.parseInt(value(args, ++i, a));
         case "-t" -> b.threads = Integer.parseInt(value(args, ++i, a));
@@ -134,7 +139,10 @@ final class LoadOptions {
     if (!"http".equals(scheme) && !"https".equals(scheme)) {
       throw new UsageException("URL scheme must be http or https");
     }
-    if (b.proxyHost != null && "http".equals(scheme) && b.h2) {
+    if ("h3".equals(b.proto) && (b.proxyHost != null || !"https".equals(scheme))) {
+      throw new UsageException("--h3 wants an https:// URL and no --proxy");
+    }
+    if (b.proxyHost != null && "http".equals(scheme) && "h2".equals(b.proto)) {
       throw new UsageException("--h2 with an http:// URL through a proxy: a forward proxy takes"
           + " HTTP/1.1 absolute-form requests only");
     }
@@ -169,7 +177,7 @@ final class LoadOptions {
     URI target;
     String proxyHost;
     int proxyPort;
-    boolean h2;
+    String proto = "h1";
     int connections = 16;
     int streams = 1;
     int threads = Runtime.getRuntime().availableProcessors();
