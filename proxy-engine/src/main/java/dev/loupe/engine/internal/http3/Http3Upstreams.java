@@ -10,7 +10,6 @@ import dev.loupe.engine.internal.transport.UpstreamConnection;
 import dev.loupe.engine.internal.transport.UpstreamConnector;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -24,7 +23,6 @@ import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamResetException;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
@@ -393,26 +391,7 @@ public final class Http3Upstreams {
    * pass for a complete, shorter body. Here a reset becomes an error the server leg sees (the
    * exchange fails with the origin's reset), and nothing more goes in.
    */
-  private static final class UpstreamStreamGuard extends ChannelDuplexHandler {
-    private boolean failed;
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (failed) {
-        ReferenceCountUtil.release(msg);
-        return;
-      }
-      ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (failed && evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-        return;
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
+  private static final class UpstreamStreamGuard extends Http3ResetGuard {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (failed) {

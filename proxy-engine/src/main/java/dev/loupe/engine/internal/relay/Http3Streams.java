@@ -202,26 +202,7 @@ public final class Http3Streams {
    * the input shutdown that follows a reset, reports the request as ended: a cancelled upload
    * would reach the origin as a complete, shorter body. After a failure nothing more goes in.
    */
-  static final class StreamGuard extends ChannelDuplexHandler {
-    private boolean failed;
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (failed) {
-        ReferenceCountUtil.release(msg);
-        return;
-      }
-      ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (failed && evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-        return;
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
+  static final class StreamGuard extends dev.loupe.engine.internal.http3.Http3ResetGuard {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       failed = true;
