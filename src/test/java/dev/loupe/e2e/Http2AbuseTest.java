@@ -332,7 +332,10 @@ class Http2AbuseTest {
   private static void assertServed(HttpClient client, String after) throws Exception {
     int size = 100_001;
     String url = origin.url("localhost") + "/bytes/" + size + "?after=" + after;
-    HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
+    // A bounded wait: once (1 run in ~7, not reproduced since) this request got no answer after the
+    // stream-window case and the JDK client's send does not yield to the JUnit timeout's interrupt.
+    HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create(url))
+            .timeout(java.time.Duration.ofSeconds(60)).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     assertThat(r.version()).as("client leg protocol").isEqualTo(HttpClient.Version.HTTP_2);
     assertThat(r.statusCode()).isEqualTo(200);
