@@ -7,7 +7,9 @@ import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
 import dev.loupe.ca.KeyAlgorithm;
 import dev.loupe.ca.LeafCertificate;
+import dev.loupe.engine.api.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.api.ServerCertificate;
 import dev.loupe.engine.flow.CapturePolicy;
@@ -199,7 +201,7 @@ final class LoupeCommand implements Callable<Integer> {
     }
     long cap;
     try {
-      cap = Sizes.parse(bodyCap);
+      cap = ByteSizes.parse(bodyCap);
     } catch (IllegalArgumentException e) {
       throw new UsageError("--body-cap: " + e.getMessage());
     }
@@ -354,8 +356,7 @@ final class LoupeCommand implements Callable<Integer> {
   }
 
   static String hostPort(InetSocketAddress a) {
-    String h = a.getAddress().getHostAddress();
-    return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + a.getPort();
+    return ListenAddress.format(a);
   }
 
   static List<X509Certificate> readCertificates(Path p) {

@@ -2,13 +2,9 @@ package dev.loupe.app;
 
 import java.util.Locale;
 
-/** Parses and prints byte sizes: {@code 1048576}, {@code 512k}, {@code 1MiB}, {@code 2MB}. */
+/** Prints byte sizes for the per-flow lines: {@code 335B}, {@code 1.2k}, {@code 18M} (parsing: {@code ByteSizes}). */
 final class Sizes {
   private Sizes() {}
-
-  static long parse(String s) {
-    return dev.loupe.engine.api.ByteSizes.parse(s);
-  }
 
   static String human(long bytes) {
     if (bytes < 1024) {

@@ -3,6 +3,8 @@ package dev.loupe.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.ByteSizes;
+import dev.loupe.engine.api.ListenAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,11 +84,11 @@ class CommandLineTest {
 
   @Test
   void sizesAndListenAddresses() {
-    assertThat(Sizes.parse("1MiB")).isEqualTo(1 << 20);
-    assertThat(Sizes.parse("512k")).isEqualTo(512 * 1024);
-    assertThat(Sizes.parse("2MB")).isEqualTo(2_000_000);
-    assertThat(Sizes.parse("100")).isEqualTo(100);
-    assertThatThrownBy(() -> Sizes.parse("x")).isInstanceOf(IllegalArgumentException.class);
+    assertThat(ByteSizes.parse("1MiB")).isEqualTo(1 << 20);
+    assertThat(ByteSizes.parse("512k")).isEqualTo(512 * 1024);
+    assertThat(ByteSizes.parse("2MB")).isEqualTo(2_000_000);
+    assertThat(ByteSizes.parse("100")).isEqualTo(100);
+    assertThatThrownBy(() -> ByteSizes.parse("x")).isInstanceOf(IllegalArgumentException.class);
     assertThat(ListenAddress.parse("127.0.0.1:8080")).isEqualTo(new InetSocketAddress("127.0.0.1", 8080));
     assertThat(ListenAddress.parse(":9000").getPort()).isEqualTo(9000);
     assertThat(ListenAddress.parse("[::1]:8080").getAddress().isLoopbackAddress()).isTrue();
