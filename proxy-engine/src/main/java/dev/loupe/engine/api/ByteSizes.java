@@ -30,4 +30,19 @@ public final class ByteSizes {
       default -> n;
     };
   }
+
+  /** {@code n} in the largest binary unit that keeps it whole or to one decimal: {@code 256 KiB}, {@code 1.5 MiB}. */
+  public static String format(long n) {
+    if (n < 1024) {
+      return n + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = n;
+    int i = -1;
+    while (v >= 1024 && i < units.length - 1) {
+      v /= 1024;
+      i++;
+    }
+    return (v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.1f", v)) + " " + units[i];
+  }
 }

@@ -38,7 +38,11 @@ public final class ProxyEngine implements AutoCloseable {
   private final dev.loupe.engine.internal.http3.Http3Listener quic;
   private final String quicProblem;
 
-  private ProxyEngine(EngineConfig config, FlowStore store) throws IOException {
+  private final dev.loupe.engine.intercept.InterceptService intercept;
+
+  private ProxyEngine(EngineConfig config, FlowStore store, dev.loupe.engine.intercept.InterceptService intercept)
+      throws IOException {
+    this.intercept = intercept;
     this.config = config;
     this.store = store;
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
@@ -58,7 +62,7 @@ public final class ProxyEngine implements AutoCloseable {
           config.connectTimeout(), config.poolIdleTimeout()), config.http3HandshakeBudget());
     }
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
-    EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking);
+    EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking, intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
     try {
@@ -104,7 +108,21 @@ public final class ProxyEngine implements AutoCloseable {
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
   public static ProxyEngine start(EngineConfig config, FlowStore store) throws IOException {
-    return new ProxyEngine(config, store);
+    return new ProxyEngine(config, store, new dev.loupe.engine.intercept.InterceptService());
+  }
+
+  /**
+   * Like {@link #start(EngineConfig, FlowStore)}, with the rules and breakpoints of {@code intercept}
+   * (which outlives this engine: the desktop app restarts engines on a settings change).
+   */
+  public static ProxyEngine start(EngineConfig config, FlowStore store,
+      dev.loupe.engine.intercept.InterceptService intercept) throws IOException {
+    return new ProxyEngine(config, store, java.util.Objects.requireNonNull(intercept, "intercept"));
+  }
+
+  /** The rules, breakpoints and paused flows this engine consults. */
+  public dev.loupe.engine.intercept.InterceptService intercept() {
+    return intercept;
   }
 
   /** The bound address (with the real port when 0 was asked for). */

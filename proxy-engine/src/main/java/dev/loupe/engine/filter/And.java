@@ -43,6 +43,21 @@ final class And extends Filter {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    Tri out = Tri.YES;
+    for (Filter f : operands) {
+      Tri t = f.decide(flow);
+      if (t == Tri.NO) {
+        return Tri.NO;
+      }
+      if (t == Tri.MAYBE) {
+        out = Tri.MAYBE;
+      }
+    }
+    return out;
+  }
+
+  @Override
   int precedence() {
     return 2;
   }

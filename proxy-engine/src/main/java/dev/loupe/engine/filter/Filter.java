@@ -37,6 +37,29 @@ public abstract class Filter implements Predicate<Flow> {
   @Override
   public abstract boolean test(Flow flow);
 
+  /**
+   * Whether {@code flow}, of which only the request head is known yet, may still match once its
+   * body and response are known: atoms about the request head are decided now, the others count as
+   * "maybe". Used to decide, when a request arrives, whether a rule or breakpoint could want it.
+   */
+  public final boolean couldMatch(Flow flow) {
+    return decide(flow) != Tri.NO;
+  }
+
+  /** Three-valued result of {@link #decide}. */
+  enum Tri {
+    NO, YES, MAYBE;
+
+    static Tri of(boolean b) {
+      return b ? YES : NO;
+    }
+  }
+
+  /** Decides on the request head alone; MAYBE (the default) when the answer needs more. */
+  Tri decide(Flow flow) {
+    return Tri.MAYBE;
+  }
+
   /** Appends the normalised form. */
   abstract void print(StringBuilder out);
 

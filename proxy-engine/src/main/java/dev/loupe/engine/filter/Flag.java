@@ -99,6 +99,11 @@ final class Flag extends Filter {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    return kind == Kind.ALL ? Tri.YES : Tri.MAYBE;
+  }
+
+  @Override
   void print(StringBuilder out) {
     out.append('~').append(kind.code);
   }

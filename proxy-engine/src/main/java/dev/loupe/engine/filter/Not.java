@@ -20,6 +20,15 @@ final class Not extends Filter {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    return switch (operand.decide(flow)) {
+      case YES -> Tri.NO;
+      case NO -> Tri.YES;
+      case MAYBE -> Tri.MAYBE;
+    };
+  }
+
+  @Override
   void print(StringBuilder out) {
     out.append('!');
     Printing.operand(out, operand, precedence());

@@ -71,6 +71,11 @@ final class NumberComparison extends Comparison {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    return quantity == Quantity.PORT ? Tri.of(test(flow)) : Tri.MAYBE;
+  }
+
+  @Override
   public boolean test(Flow flow) {
     long actual = quantity.of(flow);
     return actual != Quantity.ABSENT && op.holds(actual, value);

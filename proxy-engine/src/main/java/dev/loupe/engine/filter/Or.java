@@ -43,6 +43,21 @@ final class Or extends Filter {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    Tri out = Tri.NO;
+    for (Filter f : operands) {
+      Tri t = f.decide(flow);
+      if (t == Tri.YES) {
+        return Tri.YES;
+      }
+      if (t == Tri.MAYBE) {
+        out = Tri.MAYBE;
+      }
+    }
+    return out;
+  }
+
+  @Override
   int precedence() {
     return 1;
   }

@@ -31,6 +31,11 @@ final class ProtocolComparison extends Comparison {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    return leg == Leg.CLIENT && flow.clientProtocol() != null ? Tri.of(test(flow)) : Tri.MAYBE;
+  }
+
+  @Override
   public boolean test(Flow flow) {
     String client = leg == Leg.SERVER ? null : flow.clientProtocol();
     String server = leg == Leg.CLIENT ? null : flow.serverProtocol();

@@ -81,6 +81,15 @@ final class RegexAtom extends Filter {
     };
   }
 
+  @Override
+  Tri decide(Flow flow) {
+    return switch (target) {
+      case URL, DOMAIN, METHOD, REQUEST_HEADER, REQUEST_CONTENT_TYPE -> Tri.of(test(flow));
+      case HEADER, CONTENT_TYPE -> test(flow) ? Tri.YES : Tri.MAYBE; // the response may still match
+      case RESPONSE_HEADER, RESPONSE_CONTENT_TYPE -> Tri.MAYBE;
+    };
+  }
+
   private static Headers responseHeaders(Flow flow) {
     ResponseHead response = flow.response();
     return response == null ? Headers.EMPTY : response.headers();

@@ -27,6 +27,11 @@ final class TextComparison extends Comparison {
   }
 
   @Override
+  Tri decide(Flow flow) {
+    return Tri.of(test(flow));
+  }
+
+  @Override
   public boolean test(Flow flow) {
     RequestHead request = flow.request();
     if (request == null) {

@@ -19,8 +19,8 @@ public final class Flow {
   private final long id;
   private final Instant startedAt;
   private final Timings timings = new Timings();
-  private final Body requestBody;
-  private final Body responseBody;
+  private volatile Body requestBody;
+  private volatile Body responseBody;
   private final List<ResponseHead> informational = new CopyOnWriteArrayList<>();
   private final List<WebSocketMessage> webSocketMessages = new CopyOnWriteArrayList<>();
 
@@ -45,6 +45,16 @@ public final class Flow {
   private volatile String clientQuicConnectionId;
   private volatile String serverQuicConnectionId;
   private volatile String http3Status;
+  private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
+  private volatile RequestHead originalRequest;
+  private volatile Body originalRequestBody;
+  private volatile ResponseHead originalResponse;
+  private volatile Body originalResponseBody;
+  private volatile Paused paused;
+  private volatile long replayOf = -1;
+
+  /** Where a flow waits at a breakpoint (see {@link #paused()}). */
+  public enum Paused { REQUEST, RESPONSE }
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
     this.id = id;
@@ -128,6 +138,30 @@ public final class Flow {
    */
   public String http3Status() { return http3Status; }
 
+  /**
+   * What changed this flow, in order: {@code rule "name"} for each rule that applied,
+   * {@code breakpoint (request): edited} and the like for user edits. Empty for untouched flows.
+   */
+  public List<String> modifiedBy() { return modifiedBy; }
+
+  /** The request as the client sent it, when a rule or breakpoint changed it; else null ({@link #request()} is both). */
+  public RequestHead originalRequest() { return originalRequest; }
+
+  /** The request body as the client sent it, when it was changed; else null. */
+  public Body originalRequestBody() { return originalRequestBody; }
+
+  /** The response as the origin sent it, when a rule or breakpoint changed it; else null. */
+  public ResponseHead originalResponse() { return originalResponse; }
+
+  /** The response body as the origin sent it, when it was changed; else null. */
+  public Body originalResponseBody() { return originalResponseBody; }
+
+  /** Where the flow waits at a breakpoint right now, or null when it is not paused. */
+  public Paused paused() { return paused; }
+
+  /** The id of the flow this one replays, or -1. */
+  public long replayOf() { return replayOf; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -151,6 +185,36 @@ public final class Flow {
   public void serverConnection(ConnectionInfo c) { serverConnection = c; }
 
   public void request(RequestHead r) { request = r; }
+
+  public void modifiedBy(String what) { modifiedBy.add(Objects.requireNonNull(what, "what")); }
+
+  public void paused(Paused p) { paused = p; }
+
+  public void replayOf(long id) { replayOf = id; }
+
+  /**
+   * Records that the request sent upstream differs from what the client sent: the first call keeps
+   * the client's head and body as the original; {@link #request()} and {@link #requestBody()} then
+   * hold what was sent.
+   */
+  public void requestModified(RequestHead sent, Body sentBody) {
+    if (originalRequest == null) {
+      originalRequest = request;
+      originalRequestBody = requestBody;
+    }
+    request = Objects.requireNonNull(sent, "sent");
+    requestBody = Objects.requireNonNull(sentBody, "sentBody");
+  }
+
+  /** Like {@link #requestModified} for the response: {@link #response()} becomes what the client got. */
+  public void responseModified(ResponseHead delivered, Body deliveredBody) {
+    if (originalResponse == null && response != null) {
+      originalResponse = response;
+      originalResponseBody = responseBody;
+    }
+    response = Objects.requireNonNull(delivered, "delivered");
+    responseBody = Objects.requireNonNull(deliveredBody, "deliveredBody");
+  }
 
   /** Records a response head: 1xx (except 101, which ends the HTTP exchange) are informational. */
   public void response(ResponseHead r) {
@@ -204,6 +268,9 @@ public final class Flow {
   /** Heap bytes held by this flow's captured bodies and messages (approximate). */
   public long memoryFootprint() {
     long n = requestBody.memoryFootprint() + responseBody.memoryFootprint();
+    Body oq = originalRequestBody;
+    Body os = originalResponseBody;
+    n += (oq == null ? 0 : oq.memoryFootprint()) + (os == null ? 0 : os.memoryFootprint());
     for (WebSocketMessage m : webSocketMessages) {
       n += m.payload().length + 64;
     }

@@ -80,6 +80,47 @@ public final class Headers {
     return get(name) != null;
   }
 
+  /** A copy where {@code name} has the single value {@code value} (at the first occurrence's place, else appended). */
+  public Headers with(String name, String value) {
+    List<Field> out = new ArrayList<>(fields.size() + 1);
+    boolean placed = false;
+    for (Field f : fields) {
+      if (f.name().equalsIgnoreCase(name)) {
+        if (!placed) {
+          out.add(new Field(name, value));
+          placed = true;
+        }
+      } else {
+        out.add(f);
+      }
+    }
+    if (!placed) {
+      out.add(new Field(name, value));
+    }
+    return of(out);
+  }
+
+  /** A copy with one more {@code name: value} field at the end. */
+  public Headers plus(String name, String value) {
+    List<Field> out = new ArrayList<>(fields);
+    out.add(new Field(name, value));
+    return of(out);
+  }
+
+  /** A copy without any field named {@code name} (case-insensitive). */
+  public Headers without(String name) {
+    if (!contains(name)) {
+      return this;
+    }
+    List<Field> out = new ArrayList<>(fields.size());
+    for (Field f : fields) {
+      if (!f.name().equalsIgnoreCase(name)) {
+        out.add(f);
+      }
+    }
+    return of(out);
+  }
+
   /** Approximate wire size ("name: value\r\n" per field), used for HAR headersSize and memory accounting. */
   public long wireSize() {
     long n = 0;

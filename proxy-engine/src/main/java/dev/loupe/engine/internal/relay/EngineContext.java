@@ -14,14 +14,16 @@ import java.util.concurrent.ExecutorService;
  * @param connector server-leg connections and pool
  * @param mitm      per-host TLS contexts for interception
  * @param blocking  executor for blocking work (DNS, minting)
+ * @param intercept rules and breakpoints: decides which flows go to the full tier
  * @param altSvc    reverse mode: the {@code Alt-Svc} value H1/H2 responses carry while the QUIC
  *                  listener is up (e.g. {@code h3=":8443"; ma=86400}), else null
  */
 public record EngineContext(
     EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
-    java.util.concurrent.atomic.AtomicReference<String> altSvc) {
+    dev.loupe.engine.intercept.InterceptService intercept, java.util.concurrent.atomic.AtomicReference<String> altSvc) {
   public EngineContext(
-      EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking) {
-    this(config, store, connector, mitm, blocking, new java.util.concurrent.atomic.AtomicReference<>());
+      EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
+      dev.loupe.engine.intercept.InterceptService intercept) {
+    this(config, store, connector, mitm, blocking, intercept, new java.util.concurrent.atomic.AtomicReference<>());
   }
 }

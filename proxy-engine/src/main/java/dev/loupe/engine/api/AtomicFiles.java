@@ -1,4 +1,4 @@
-package dev.loupe.ui.common;
+package dev.loupe.engine.api;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;

@@ -1,0 +1,169 @@
+package dev.loupe.engine.intercept;
+
+import dev.loupe.engine.flow.Flow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Breakpoints, rules and paused flows: the one service the desktop UI and the control API both
+ * drive, and the engine asks about every request ({@link #begin}). It outlives engine restarts (a
+ * settings change restarts the engine; rules and pauses stay).
+ *
+ * <p>Thread-safe.
+ */
+public final class InterceptService implements AutoCloseable {
+  /** Told when a flow pauses and when it is released (on the thread that caused it). */
+  public interface PauseListener {
+    void paused(PausedFlow p);
+
+    void released(PausedFlow p);
+  }
+
+  private final InterceptList<Rule> rules = new InterceptList<>(Rule.class);
+  private final InterceptList<Breakpoint> breakpoints = new InterceptList<>(Breakpoint.class);
+  private final Map<Long, PausedFlow> paused = new ConcurrentHashMap<>();
+  private final CopyOnWriteArrayList<PauseListener> listeners = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "loupe-pause-timer");
+    t.setDaemon(true);
+    return t;
+  });
+  private volatile Duration pauseTimeout = Duration.ZERO;
+
+  public InterceptService() {}
+
+  public InterceptList<Rule> rules() {
+    return rules;
+  }
+
+  public InterceptList<Breakpoint> breakpoints() {
+    return breakpoints;
+  }
+
+  /** How long a flow may stay paused before it is resumed unchanged; zero (the default) = forever. */
+  public Duration pauseTimeout() {
+    return pauseTimeout;
+  }
+
+  public void pauseTimeout(Duration d) {
+    if (d == null || d.isNegative()) {
+      throw new IllegalArgumentException("pause timeout must be zero (off) or positive");
+    }
+    pauseTimeout = d;
+  }
+
+  /** Flows paused now, oldest first. */
+  public List<PausedFlow> pausedFlows() {
+    List<PausedFlow> out = new ArrayList<>(paused.values());
+    out.sort(Comparator.comparing(PausedFlow::since).thenComparing(p -> p.flow().id()));
+    return out;
+  }
+
+  /** The paused flow with {@code flowId}, or null. */
+  public PausedFlow paused(long flowId) {
+    return paused.get(flowId);
+  }
+
+  public AutoCloseable subscribe(PauseListener l) {
+    listeners.add(l);
+    return () -> listeners.remove(l);
+  }
+
+  /** Resumes every paused flow unchanged (the user leaves the app, or switches breakpoints off). */
+  public int releaseAll() {
+    int n = 0;
+    for (PausedFlow p : pausedFlows()) {
+      if (p.resume()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Engine side: whether anything may want to see or change {@code flow} (its request head is
+   * known), and if so the handle the client leg uses for it; null keeps the flow on the relay tier.
+   * A rule or breakpoint wants a flow when its filter can still match it: atoms about the response
+   * or the body are not known yet and count as "maybe".
+   */
+  public Interception begin(Flow flow) {
+    if (!wants(flow)) {
+      return null;
+    }
+    return new Interception(this, flow);
+  }
+
+  boolean wants(Flow flow) {
+    if (rules.active()) {
+      for (InterceptList.Compiled<Rule> r : rules.compiled()) {
+        if (r.entry().enabled() && r.filter().couldMatch(flow)) {
+          return true;
+        }
+      }
+    }
+    if (breakpoints.active()) {
+      for (InterceptList.Compiled<Breakpoint> b : breakpoints.compiled()) {
+        if (b.entry().enabled() && b.filter().couldMatch(flow)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The first enabled breakpoint for {@code phase} whose filter matches {@code flow}, or null. */
+  Breakpoint breakpointFor(Flow flow, Flow.Paused phase) {
+    if (!breakpoints.active()) {
+      return null;
+    }
+    for (InterceptList.Compiled<Breakpoint> b : breakpoints.compiled()) {
+      Breakpoint bp = b.entry();
+      if (bp.enabled() && (phase == Flow.Paused.REQUEST ? bp.request() : bp.response()) && b.filter().test(flow)) {
+        return bp;
+      }
+    }
+    return null;
+  }
+
+  PausedFlow pause(Flow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response) {
+    PausedFlow p = new PausedFlow(flow, phase, request, response, this::released);
+    flow.paused(phase);
+    paused.put(flow.id(), p);
+    Duration t = pauseTimeout;
+    if (!t.isZero()) {
+      timer.schedule(() -> {
+        if (!p.released()) {
+          p.release(phase == Flow.Paused.REQUEST ? new RequestOutcome.Forward(request)
+              : new ResponseOutcome.Deliver(response),
+              "breakpoint: timed out after " + t.toMillis() + " ms, resumed unchanged");
+        }
+      }, t.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    for (PauseListener l : listeners) {
+      l.paused(p);
+    }
+    return p;
+  }
+
+  private void released(PausedFlow p) {
+    paused.remove(p.flow().id(), p);
+    for (PauseListener l : listeners) {
+      l.released(p);
+    }
+  }
+
+  /** Releases every pause and stops the timeout timer. */
+  @Override
+  public void close() {
+    releaseAll();
+    timer.shutdownNow();
+  }
+}
