@@ -125,21 +125,6 @@ public final class ProxyEngine implements AutoCloseable {
     return intercept;
   }
 
-  /**
-   * Sends {@code request} from Loupe itself (replay, composer) and records it as a new flow linked
-   * to {@code replayOf}; rules and breakpoints do not apply. Implements
-   * {@link dev.loupe.engine.intercept.Replayer#send} (use {@code engine::replay} as a Replayer).
-   *
-   * @throws IllegalArgumentException (synchronously) when the request cannot be sent (bad URL,
-   *     method or header field; HTTP/3 for a cleartext URL)
-   */
-  public java.util.concurrent.CompletionStage<dev.loupe.engine.flow.Flow> replay(
-      dev.loupe.engine.intercept.RequestDraft request, dev.loupe.engine.intercept.Replayer.Protocol protocol,
-      long replayOf) {
-    return dev.loupe.engine.internal.replay.Replays.send(new dev.loupe.engine.internal.replay.Replays.Context(
-        config, store, connector, workers.next(), blocking), request, protocol, replayOf);
-  }
-
   /** The bound address (with the real port when 0 was asked for). */
   public InetSocketAddress address() {
     return (InetSocketAddress) listener.localAddress();
