@@ -12,6 +12,7 @@ import java.io.IOException;
  */
 final class EngineSwitch {
   private final FlowStore store;
+  private final dev.loupe.engine.intercept.InterceptService intercept;
   private volatile ProxyEngine engine;
   private volatile EngineConfig config;
 
@@ -19,6 +20,12 @@ final class EngineSwitch {
     this.engine = engine;
     this.config = config;
     this.store = store;
+    this.intercept = engine.intercept();
+  }
+
+  /** Replays through whichever proxy is running when asked (see {@link ProxyEngine#replay}). */
+  dev.loupe.engine.intercept.Replayer replayer() {
+    return (request, protocol, replayOf) -> engine.replay(request, protocol, replayOf);
   }
 
   ProxyEngine current() {
@@ -34,12 +41,12 @@ final class EngineSwitch {
     ProxyEngine old = engine;
     old.close();
     try {
-      engine = ProxyEngine.start(next, store);
+      engine = ProxyEngine.start(next, store, intercept);
       config = next;
       return engine;
     } catch (IOException | RuntimeException e) {
       try {
-        engine = ProxyEngine.start(config, store);
+        engine = ProxyEngine.start(config, store, intercept);
       } catch (IOException | RuntimeException again) {
         e.addSuppressed(again);
       }

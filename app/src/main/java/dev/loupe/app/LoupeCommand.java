@@ -302,9 +302,10 @@ final class LoupeCommand implements Callable<Integer> {
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
         : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+    dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
     ProxyEngine engine;
     try {
-      engine = ProxyEngine.start(config, store);
+      engine = ProxyEngine.start(config, store, intercept);
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
@@ -335,7 +336,8 @@ final class LoupeCommand implements Callable<Integer> {
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca)));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer()));
+          intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {
@@ -350,6 +352,25 @@ final class LoupeCommand implements Callable<Integer> {
   }
 
   /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
+  /**
+   * The rules and breakpoints: the desktop app keeps them in the configuration directory
+   * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
+   * does not depend on what someone clicked in a window.
+   */
+  private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
+    var intercept = new dev.loupe.engine.intercept.InterceptService();
+    if (!headless) {
+      for (String problem : new String[] {
+          intercept.rules().persistTo(dir.resolve("rules.json")),
+          intercept.breakpoints().persistTo(dir.resolve("breakpoints.json"))}) {
+        if (problem != null) {
+          System.err.println("Loupe: " + problem);
+        }
+      }
+    }
+    return intercept;
+  }
+
   static Pattern ignorePattern(List<String> regexes) {
     return regexes.isEmpty() ? null
         : Pattern.compile(String.join("|", regexes.stream().map(r -> "(?:" + r + ")").toList()), Pattern.CASE_INSENSITIVE);

@@ -50,6 +50,11 @@ public final class ProxyFixture implements AutoCloseable {
     return store;
   }
 
+  /** The proxy's rules, breakpoints and paused flows. */
+  public dev.loupe.engine.intercept.InterceptService intercept() {
+    return engine.intercept();
+  }
+
   public InetSocketAddress address() {
     return engine.address();
   }

@@ -120,6 +120,16 @@ public final class ProxyEngine implements AutoCloseable {
     return new ProxyEngine(config, store, java.util.Objects.requireNonNull(intercept, "intercept"));
   }
 
+  /**
+   * Sends {@code request} from Loupe (replay, composer) over this engine's server leg and records it
+   * as a new flow; see {@link dev.loupe.engine.intercept.Replayer}.
+   */
+  public java.util.concurrent.CompletionStage<dev.loupe.engine.flow.Flow> replay(
+      dev.loupe.engine.intercept.RequestDraft request, dev.loupe.engine.intercept.Replayer.Protocol protocol,
+      long replayOf) {
+    throw new UnsupportedOperationException("replay is being built (issue 7)"); // replaced by the replay slice
+  }
+
   /** The rules, breakpoints and paused flows this engine consults. */
   public dev.loupe.engine.intercept.InterceptService intercept() {
     return intercept;

@@ -1,6 +1,8 @@
 package dev.loupe.ui.shell;
 
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -17,9 +19,12 @@ import java.util.Objects;
  * @param systemProxy switches the OS proxy to Loupe and back (its {@code unsupportedReason} says
  *                    when it cannot, e.g. in reverse mode)
  * @param trust       the CA trust dialog's port
+ * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
+ * @param replayer    sends replayed and composed requests through the running proxy's server leg
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
-    SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust) {
+    SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+    InterceptService intercept, Replayer replayer) {
   public DesktopContext {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(listening, "listening");
@@ -28,5 +33,7 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(applier, "applier");
     Objects.requireNonNull(systemProxy, "systemProxy");
     Objects.requireNonNull(trust, "trust");
+    Objects.requireNonNull(intercept, "intercept");
+    Objects.requireNonNull(replayer, "replayer");
   }
 }

@@ -42,7 +42,8 @@ class MainWindowTest {
     origin = TestOrigin.http();
     vm = new FlowListViewModel(proxy.store(), Platform::runLater);
     window = new MainWindow(vm, new DesktopContext(proxy.store(), "127.0.0.1:" + proxy.port(),
-        confdir, Settings.DEFAULTS, s -> "127.0.0.1:" + proxy.port(), systemProxy, new dev.loupe.ui.trust.FakeTrustPort()));
+        confdir, Settings.DEFAULTS, s -> "127.0.0.1:" + proxy.port(), systemProxy, new dev.loupe.ui.trust.FakeTrustPort(),
+        proxy.engine().intercept(), proxy.engine()::replay));
     stage.setScene(window.scene());
     stage.show();
   }
@@ -238,7 +239,8 @@ class MainWindowTest {
     robot.interact(() -> {
       FlowListViewModel other = new FlowListViewModel(proxy.store(), Platform::runLater);
       MainWindow again = new MainWindow(other, new DesktopContext(proxy.store(), "127.0.0.1:" + proxy.port(), confdir,
-          Settings.DEFAULTS, s -> "", systemProxy, new dev.loupe.ui.trust.FakeTrustPort()));
+          Settings.DEFAULTS, s -> "", systemProxy, new dev.loupe.ui.trust.FakeTrustPort(),
+          proxy.engine().intercept(), proxy.engine()::replay));
       again.scene(loaded);
       restored.set(again.table().getColumns().stream()
           .map(c -> c.getId() + (c.isVisible() ? "" : " hidden") + (c.getId().equals("col-host") ? " " + (int) c.getPrefWidth() : ""))
