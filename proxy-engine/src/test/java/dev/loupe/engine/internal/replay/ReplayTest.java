@@ -278,4 +278,99 @@ class ReplayTest {
         .hasMessageContaining("https");
     assertThat(proxy.store().size()).isEqualTo(before);
   }
+
+  @Test
+  void http3IsForcedEvenWhenTheEngineIsForcedToHttp1() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    try (ProxyFixture h1Engine = ProxyFixture.start(b -> b.upstreamProtocol(EngineConfig.UpstreamProtocol.H1))) {
+      Flow flow = h1Engine.engine().replay(new RequestDraft("GET", h3.url() + "/bytes/5000?t=" + tag, "HTTP/1.1",
+          Headers.EMPTY, null), Replayer.Protocol.H3, 11).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertThat(flow.state()).as("flow %s", flow).isEqualTo(FlowState.COMPLETE);
+      assertThat(flow.serverProtocol()).isEqualTo("HTTP/3");
+      assertThat(TestData.sha256(flow.responseBody().openStream())).isEqualTo(TestData.sha256(5000));
+      assertThat(h1Engine.engine().http3UpstreamConnections()).isEqualTo(1);
+      assertThat(h3.awaitSeen("/bytes/5000?t=" + tag).method()).isEqualTo("GET");
+    }
+  }
+
+  @Test
+  void forcedHttp2ToACleartextOriginIsH2c() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    try (TestOrigin h2c = TestOrigin.h2c()) {
+      Flow flow = send(new RequestDraft("GET", h2c.url() + "/bytes/20000?t=" + tag, "HTTP/1.1", Headers.EMPTY, null),
+          Replayer.Protocol.H2, 12);
+      assertReplayFlow(flow, 12, "HTTP/2");
+      assertThat(sha256(flow, true)).isEqualTo(TestData.sha256(20_000));
+      assertThat(h2c.awaitSeen("t=" + tag).protocol()).isEqualTo(TestOrigin.HTTP_2);
+      assertThat(flow.serverConnection().tls()).isNull();
+    }
+  }
+
+  @Test
+  void goesThroughTheUpstreamProxy() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    // Another Loupe as the corporate proxy: it intercepts, so this one trusts its CA too.
+    try (ProxyFixture corporate = ProxyFixture.start();
+        ProxyFixture chained = ProxyFixture.start(b -> b.trustCa(TestPki.shared().loupeCa().certificate())
+            .upstreamProxy(new EngineConfig.UpstreamProxy("127.0.0.1", corporate.port(), null, null)))) {
+      Flow flow = chained.engine().replay(new RequestDraft("GET", h2.url() + "/bytes/4000?t=" + tag, "HTTP/2",
+          Headers.EMPTY, null), Replayer.Protocol.AUTO, 13).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertThat(flow.state()).as("flow %s", flow).isEqualTo(FlowState.COMPLETE);
+      assertThat(TestData.sha256(flow.responseBody().openStream())).isEqualTo(TestData.sha256(4000));
+      assertThat(flow.http3Status()).isEqualTo("off: QUIC cannot go through the upstream proxy");
+      assertThat(corporate.awaitFlow("t=" + tag).response().status()).as("the upstream proxy carried it")
+          .isEqualTo(200);
+
+      Flow h3Flow = chained.engine().replay(new RequestDraft("GET", h3.url() + "/bytes/10?t=" + tag, "HTTP/3",
+          Headers.EMPTY, null), Replayer.Protocol.H3, 14).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertThat(h3Flow.state()).isEqualTo(FlowState.FAILED);
+      assertThat(h3Flow.error().kind()).isEqualTo(FlowError.Kind.CONNECT);
+      assertThat(h3Flow.error().message()).contains("upstream proxy");
+    }
+  }
+
+  @Test
+  void aPooledConnectionTheOriginDroppedIsReplacedOnce() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    try (TestOrigin dropping = TestOrigin.http()) {
+      Flow first = send(new RequestDraft("GET", dropping.url() + "/drop-next?t=" + tag, "HTTP/1.1", Headers.EMPTY,
+          null), Replayer.Protocol.H1, -1);
+      assertReplayFlow(first, -1, "HTTP/1.1");
+      // The origin closes the pooled connection when this arrives on it, without an answer.
+      Flow second = send(new RequestDraft("GET", dropping.url() + "/bytes/100?t=" + tag, "HTTP/1.1", Headers.EMPTY,
+          null), Replayer.Protocol.H1, -1);
+      assertReplayFlow(second, -1, "HTTP/1.1");
+      assertThat(sha256(second, true)).isEqualTo(TestData.sha256(100));
+      assertThat(second.serverConnection().reused()).as("sent again on a fresh connection").isFalse();
+      assertThat(dropping.seen().stream().filter(s -> s.uri().startsWith("/bytes/100?t=" + tag)).count()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void originFailuresEndTheFlowWithTheirKind() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    Flow reset = send(new RequestDraft("GET", cleartext.url() + "/reset?t=" + tag, "HTTP/1.1", Headers.EMPTY, null),
+        Replayer.Protocol.H1, -1);
+    assertThat(reset.state()).isEqualTo(FlowState.FAILED);
+    assertThat(reset.error().kind()).isEqualTo(FlowError.Kind.SERVER_RESET);
+    assertThat(reset.response().status()).as("the head that came").isEqualTo(200);
+    assertThat(reset.responseBody().size()).isEqualTo(1000);
+
+    Flow h2Reset = send(new RequestDraft("GET", h2.url() + "/reset?t=" + tag, "HTTP/2", Headers.EMPTY, null),
+        Replayer.Protocol.H2, -1);
+    assertThat(h2Reset.state()).isEqualTo(FlowState.FAILED);
+    assertThat(h2Reset.error().kind()).isEqualTo(FlowError.Kind.SERVER_RESET);
+
+    try (TestOrigin untrusted = TestOrigin.untrustedHttps()) {
+      Flow tls = send(new RequestDraft("GET", untrusted.url() + "/bytes/1", "HTTP/1.1", Headers.EMPTY, null),
+          Replayer.Protocol.AUTO, -1);
+      assertThat(tls.state()).isEqualTo(FlowState.FAILED);
+      assertThat(tls.error().kind()).isEqualTo(FlowError.Kind.TLS_VERIFY);
+    }
+
+    Flow dns = send(new RequestDraft("GET", "http://no-such-host.invalid/", "HTTP/1.1", Headers.EMPTY, null),
+        Replayer.Protocol.AUTO, -1);
+    assertThat(dns.state()).isEqualTo(FlowState.FAILED);
+    assertThat(dns.error().kind()).isEqualTo(FlowError.Kind.DNS);
+  }
 }
