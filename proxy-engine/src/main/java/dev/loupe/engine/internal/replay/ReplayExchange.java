@@ -118,7 +118,8 @@ final class ReplayExchange extends ChannelInboundHandlerAdapter {
       }
       case H1, H2 -> {
         if (https) {
-          flow.http3Status("forced off (replay over " + (protocol == Replayer.Protocol.H1 ? "HTTP/1.1" : "HTTP/2") + ")");
+          flow.http3Status("forced off (replay over "
+              + (protocol == Replayer.Protocol.H1 ? "HTTP/1.1" : "HTTP/2") + ")");
         }
         return connector.acquire(ctx.loop(), scheme, host, port, flow,
             protocol == Replayer.Protocol.H1 ? UpstreamConnector.Want.H1 : UpstreamConnector.Want.H2);
@@ -241,7 +242,8 @@ final class ReplayExchange extends ChannelInboundHandlerAdapter {
       return false;
     }
     ResponseHead head = multiplexed
-        ? new ResponseHead(r.status().code(), "", upstream.protocol(), Http1Messages.toHeadersFromHttp2(r.headers(), false))
+        ? new ResponseHead(r.status().code(), "", upstream.protocol(),
+            Http1Messages.toHeadersFromHttp2(r.headers(), false))
         : Http1Messages.toResponseHead(r);
     if (r.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
       if (head.status() == 101) {

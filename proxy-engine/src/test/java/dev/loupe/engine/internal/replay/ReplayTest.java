@@ -373,4 +373,32 @@ class ReplayTest {
     assertThat(dns.state()).isEqualTo(FlowState.FAILED);
     assertThat(dns.error().kind()).isEqualTo(FlowError.Kind.DNS);
   }
+
+  @Test
+  void headInterimResponsesAndTrailersOnEveryProtocolTheOriginSpeaks() throws Exception {
+    String tag = UUID.randomUUID().toString();
+    for (TestOrigin origin : new TestOrigin[] {h1, h2}) {
+      Replayer.Protocol p = origin == h1 ? Replayer.Protocol.H1 : Replayer.Protocol.H2;
+      Flow head = send(new RequestDraft("HEAD", origin.url() + "/bytes/1000?head=" + tag, "HTTP/1.1",
+          Headers.EMPTY, null), p, -1);
+      assertThat(head.state()).as("%s %s", p, head).isEqualTo(FlowState.COMPLETE);
+      assertThat(head.response().headers().get("content-length")).isEqualTo("1000");
+      assertThat(head.responseBody().size()).isZero();
+
+      byte[] body = TestData.bytes(10_000);
+      Flow expect = send(new RequestDraft("POST", origin.url() + "/sha256?expect=" + tag, "HTTP/1.1",
+          Headers.of("Expect", "100-continue"), body), p, -1);
+      assertThat(expect.state()).as("%s %s", p, expect).isEqualTo(FlowState.COMPLETE);
+      assertThat(expect.informationalResponses()).extracting(r -> r.status()).containsExactly(100);
+      assertThat(expect.response().status()).isEqualTo(200);
+      assertThat(new String(expect.responseBody().bytes(), StandardCharsets.UTF_8))
+          .isEqualTo(TestData.sha256(body) + " " + body.length);
+
+      Flow trailers = send(new RequestDraft("GET", origin.url() + "/trailers?t=" + tag, "HTTP/1.1",
+          Headers.of("TE", "trailers"), null), p, -1);
+      assertThat(trailers.state()).as("%s %s", p, trailers).isEqualTo(FlowState.COMPLETE);
+      assertThat(new String(trailers.responseBody().bytes(), StandardCharsets.UTF_8)).isEqualTo("hello trailers");
+      assertThat(trailers.responseTrailers().get("x-checksum")).isEqualTo("abc123");
+    }
+  }
 }
