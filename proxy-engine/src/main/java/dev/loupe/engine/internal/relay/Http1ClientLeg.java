@@ -671,8 +671,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       }
       var interim = Http1Messages.toClientResponse(head, request.protocolVersion(), false, true);
       if (side.multiplexed()) {
-        // HTTP/2: a HEADERS frame without END_STREAM (the codec wants 100 as a full response).
-        ctx.writeAndFlush(head.status() == 100
+        // A HEADERS frame without END_STREAM. HTTP/2's adapter wants every 1xx as a full response
+        // (it refuses a 103 otherwise); HTTP/3's only a 100 (a full 103 would end the stream).
+        ctx.writeAndFlush(head.status() == 100 || !Http3Streams.PROTOCOL.equals(side.protocol())
             ? new DefaultFullHttpResponse(interim.protocolVersion(), interim.status(), Unpooled.EMPTY_BUFFER,
                 interim.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE)
             : interim);
