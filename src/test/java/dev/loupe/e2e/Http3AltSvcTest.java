@@ -178,6 +178,71 @@ class Http3AltSvcTest {
     }
   }
 
+  /**
+   * A QUIC handshake that completes after the budget: that request went over TCP and marked the
+   * origin broken, but the connection is kept when it comes up and the mark goes, so the next
+   * request uses it over HTTP/3. UDP towards the HTTP/3 origin is blocked (a relay dropping every
+   * datagram) until the fallback is done; the handshake then completes on QUIC's retransmission.
+   */
+  @Test
+  void handshakeCompletingAfterTheBudgetIsUsedAndClearsTheBrokenMark() throws Exception {
+    try (TestOrigin tcp = TestOrigin.h2AndH1();
+         LossyUdpRelay relay = new LossyUdpRelay(new java.net.InetSocketAddress("127.0.0.1", h3.port()), 0, 1);
+         ProxyFixture p = ProxyFixture.start(b -> b.ioThreads(1).http3HandshakeBudget(Duration.ofMillis(300)))) {
+      tcp.responseHeader("alt-svc", advertise(relay.port(), ""));
+      assertThat(get(p, HttpClient.Version.HTTP_2, tcp, 10).http3Status()).isEqualTo("no Alt-Svc");
+      int before = h3.connections();
+
+      relay.blocked(true);
+      Flow fallback = get(p, HttpClient.Version.HTTP_2, tcp, 1000);
+      assertTcp(fallback);
+      assertThat(fallback.http3Status()).startsWith("QUIC failed: ").endsWith("; fell back to TCP");
+      assertThat(p.engine().http3UpstreamConnections()).isZero();
+      relay.blocked(false);
+
+      await().atMost(Duration.ofSeconds(9)).until(() -> p.engine().http3UpstreamConnections() == 1);
+      Flow next = get(p, HttpClient.Version.HTTP_2, tcp, 1 << 20);
+      assertThat(next.serverProtocol()).as("the late connection, not TCP").isEqualTo("HTTP/3");
+      assertThat(next.http3Status()).isEqualTo("Alt-Svc h3=\":" + relay.port() + "\"");
+      assertThat(next.timings().blockedMs()).as("no wait for a handshake").isLessThan(300);
+      assertThat(h3.connections() - before).as("one QUIC connection: the late one").isEqualTo(1);
+      assertThat(p.engine().http3UpstreamConnections()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * An HTTP/2 origin that advertises its HTTP/3 alternative in an ALTSVC frame (RFC 7838 §4)
+   * rather than an Alt-Svc header field: on stream 0 naming its origin, or on the response's
+   * stream. The next request goes over HTTP/3. A stream-0 frame for another origin is ignored.
+   */
+  @ParameterizedTest(name = "ALTSVC frame {0}")
+  @ValueSource(strings = {"on stream 0", "on the response stream", "for another origin"})
+  void altSvcFrameThenHttp3OnTheNextRequest(String how) throws Exception {
+    try (TestOrigin tcp = TestOrigin.h2AndH1()) {
+      String named = switch (how) {
+        case "on stream 0" -> "https://127.0.0.1:" + tcp.port();
+        case "for another origin" -> "https://localhost:" + tcp.port();
+        default -> null;
+      };
+      tcp.altSvcFrame(advertise(h3.port(), "; ma=600"), named);
+
+      Flow first = get(proxy, HttpClient.Version.HTTP_2, tcp, 1000);
+      assertThat(first.serverProtocol()).isEqualTo("HTTP/2");
+      assertThat(first.http3Status()).isEqualTo("no Alt-Svc");
+      assertThat(first.response().headers().get("alt-svc")).as("no header field: the frame alone").isNull();
+
+      Flow second = get(proxy, HttpClient.Version.HTTP_2, tcp, 1 << 20);
+      if (how.equals("for another origin")) {
+        assertTcp(second);
+        assertThat(second.http3Status()).isEqualTo("no Alt-Svc");
+      } else {
+        assertHttp3(second, tcp);
+        assertThat(h3.awaitSeen(second.request().query()).headers())
+            .containsEntry(":authority", "127.0.0.1:" + tcp.port());
+      }
+    }
+  }
+
   @Test
   void clearForgets() throws Exception {
     try (TestOrigin tcp = TestOrigin.h2AndH1()) {

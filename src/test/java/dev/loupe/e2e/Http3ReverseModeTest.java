@@ -329,6 +329,55 @@ class Http3ReverseModeTest {
     assertThat(ending.requestBodyLength()).isLessThan(size);
   }
 
+  /**
+   * {@code Expect: 100-continue} from an HTTP/3 client: the origin's {@code 100} comes back as an
+   * interim HEADERS frame, and only then does the client send its body (it never would without it).
+   */
+  @ParameterizedTest(name = "Expect: 100-continue to {0} origin")
+  @MethodSource("origins")
+  void expectContinue(Origin o) throws Exception {
+    String tag = tag();
+    long size = (1 << 20) + 1;
+    Http3TestClient.Response r = o.client().send("POST", "/sha256?t=" + tag, authority(o), size,
+        Map.of("expect", "100-continue"), s -> {}).get(60, TimeUnit.SECONDS);
+    assertThat(r.interim()).as("interim heads").extracting(h -> h.status().toString()).containsExactly("100");
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.sha256()).as("the origin's digest of the body")
+        .isEqualTo(TestData.sha256((TestData.sha256(size) + " " + size).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+
+    Flow flow = o.proxy().awaitFlow(tag);
+    assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+    assertThat(flow.informationalResponses()).extracting(h -> h.status()).containsExactly(100);
+    assertThat(flow.requestBody().size()).isEqualTo(size);
+    TestOrigin.Seen seen = o.origin().awaitSeen("t=" + tag);
+    assertThat(seen.headers().get("expect")).as("the expectation reached the origin, which answered it")
+        .isEqualTo("100-continue");
+    assertThat(seen.ending().get(30, TimeUnit.SECONDS).requestBodyLength()).isEqualTo(size);
+  }
+
+  /** A {@code 103 Early Hints} from the origin reaches the HTTP/3 client before the final response. */
+  @ParameterizedTest(name = "103 Early Hints from {0} origin")
+  @MethodSource("origins")
+  void earlyHints(Origin o) throws Exception {
+    String tag = tag();
+    Http3TestClient.Response r = o.client().send("GET", "/early-hints?t=" + tag, authority(o), 0)
+        .get(30, TimeUnit.SECONDS);
+    assertThat(r.interim()).as("interim heads").singleElement().satisfies(h -> {
+      assertThat(h.status()).hasToString("103");
+      assertThat(h.get("link")).hasToString("</style.css>; rel=preload");
+    });
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.sha256()).isEqualTo(TestData.sha256("early hints".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+
+    Flow flow = o.proxy().awaitFlow(tag);
+    assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+    assertThat(flow.informationalResponses()).singleElement().satisfies(h -> {
+      assertThat(h.status()).isEqualTo(103);
+      assertThat(h.headers().get("link")).isEqualTo("</style.css>; rel=preload");
+    });
+    assertThat(flow.response().status()).isEqualTo(200);
+  }
+
   @Test
   void tcpResponsesAdvertiseTheQuicListener() throws Exception {
     int port = toH1.port();

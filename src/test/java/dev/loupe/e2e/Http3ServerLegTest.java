@@ -239,6 +239,140 @@ class Http3ServerLegTest {
     }
   }
 
+  /**
+   * 1xx from the HTTP/3 origin before its final response: {@code 103 Early Hints}, and the
+   * {@code 100} it answers {@code Expect: 100-continue} with (the client sends its body only after
+   * it). An HTTP/1.1 client read by hand (interim heads on the wire) and an HTTP/2 client (interim
+   * HEADERS frames); the flow records them.
+   */
+  @Test
+  void interimResponsesFromTheHttp3OriginReachTheClient() throws Exception {
+    String authority = "127.0.0.1:" + origin.port();
+    long size = 100_000;
+    String hintsH1 = UUID.randomUUID().toString();
+    String continueH1 = UUID.randomUUID().toString();
+    try (java.net.Socket raw = proxy.socket()) {
+      RawHttp.Reader plain = new RawHttp.Reader(raw.getInputStream());
+      RawHttp.write(raw.getOutputStream(), "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n");
+      assertThat(plain.read("CONNECT").status()).isEqualTo(200);
+      javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) TestPki.shared().clientTrustingLoupe().getSocketFactory()
+          .createSocket(raw, "127.0.0.1", origin.port(), true);
+      javax.net.ssl.SSLParameters params = tls.getSSLParameters();
+      params.setApplicationProtocols(new String[] {"http/1.1"});
+      tls.setSSLParameters(params);
+      tls.startHandshake();
+      RawHttp.Reader in = new RawHttp.Reader(new java.io.BufferedInputStream(tls.getInputStream()));
+      java.io.OutputStream out = tls.getOutputStream();
+
+      RawHttp.write(out, "GET /early-hints?t=" + hintsH1 + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n");
+      List<RawHttp.Response> interim = new ArrayList<>();
+      RawHttp.Response hints = in.readFinal("GET", interim);
+      assertThat(interim).as("interim responses on the wire").singleElement().satisfies(r -> {
+        assertThat(r.status()).isEqualTo(103);
+        assertThat(r.header("link")).isEqualTo("</style.css>; rel=preload");
+      });
+      assertThat(hints.status()).isEqualTo(200);
+      assertThat(hints.bodyText()).isEqualTo("early hints");
+
+      RawHttp.write(out, "POST /sha256?t=" + continueH1 + " HTTP/1.1\r\nHost: " + authority
+          + "\r\nContent-Length: " + size + "\r\nExpect: 100-continue\r\n\r\n");
+      assertThat(in.read("POST").status()).as("100 before the body is sent").isEqualTo(100);
+      try (InputStream body = TestData.stream(size)) {
+        body.transferTo(out);
+      }
+      out.flush();
+      RawHttp.Response done = in.read("POST");
+      assertThat(done.status()).isEqualTo(200);
+      assertThat(done.bodyText()).isEqualTo(TestData.sha256(size) + " " + size);
+    }
+
+    String hintsH2 = UUID.randomUUID().toString();
+    String continueH2 = UUID.randomUUID().toString();
+    try (Http2TestClient h2 = Http2TestClient.connect(proxy.address(), "127.0.0.1", origin.port(),
+        TestPki.shared().loupeCa().certificate(), io.netty.handler.codec.http2.Http2Settings.defaultSettings())) {
+      Http2TestClient.Stream hints = h2.send("GET", "/early-hints?t=" + hintsH2).await(30);
+      assertThat(hints.informational).as("interim HEADERS frames").singleElement().satisfies(h -> {
+        assertThat(h.status()).hasToString("103");
+        assertThat(h.get("link")).hasToString("</style.css>; rel=preload");
+      });
+      assertThat(hints.status()).isEqualTo(200);
+      assertThat(hints.text()).isEqualTo("early hints");
+
+      Http2TestClient.Stream up = h2.open();
+      up.headers(h2.request("POST", "/sha256?t=" + continueH2).set("expect", "100-continue")
+          .setLong("content-length", size), false);
+      assertThat(up.interim.get(30, TimeUnit.SECONDS).status()).as("100 before the body is sent").hasToString("100");
+      up.body(size, false);
+      up.await(30);
+      assertThat(up.status()).isEqualTo(200);
+      assertThat(up.text()).isEqualTo(TestData.sha256(size) + " " + size);
+    }
+
+    for (String t : new String[] {hintsH1, hintsH2}) {
+      Flow f = proxy.awaitFlow(t);
+      assertThat(f.state()).isEqualTo(FlowState.COMPLETE);
+      assertThat(f.serverProtocol()).isEqualTo("HTTP/3");
+      assertThat(f.informationalResponses()).singleElement().satisfies(h -> {
+        assertThat(h.status()).isEqualTo(103);
+        assertThat(h.headers().get("link")).isEqualTo("</style.css>; rel=preload");
+      });
+    }
+    for (String t : new String[] {continueH1, continueH2}) {
+      Flow f = proxy.awaitFlow(t);
+      assertThat(f.state()).isEqualTo(FlowState.COMPLETE);
+      assertThat(f.serverProtocol()).isEqualTo("HTTP/3");
+      assertThat(f.informationalResponses()).extracting(h -> h.status()).containsExactly(100);
+      assertThat(f.requestBody().size()).isEqualTo(size);
+      assertThat(origin.awaitSeen("t=" + t).ending().get(30, TimeUnit.SECONDS).requestBodyLength()).isEqualTo(size);
+    }
+  }
+
+  /**
+   * An origin that vanishes without a word (no CONNECTION_CLOSE: it stops answering, its port
+   * goes) is cleaned up by the idle timer: the pooled QUIC connection closes after the pool idle
+   * timeout, its pool entry goes with it, and a request to the origin started again on the same
+   * port gets a new connection.
+   */
+  @Test
+  void vanishedOriginIsCleanedUpByTheIdleTimer() throws Exception {
+    Http3TestOrigin gone = new Http3TestOrigin(TestPki.shared().originCa());
+    int port = gone.port();
+    try (ProxyFixture p = ProxyFixture.start(b -> b.upstreamProtocol(EngineConfig.UpstreamProtocol.H3).ioThreads(1)
+        .poolIdleTimeout(java.time.Duration.ofSeconds(1)))) {
+      HttpClient c = p.clientBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      HttpResponse<InputStream> before = c.send(HttpRequest.newBuilder(URI.create(gone.url() + "/bytes/1000?before"))
+          .build(), HttpResponse.BodyHandlers.ofInputStream());
+      try (InputStream in = before.body()) {
+        assertThat(TestData.sha256(in)).isEqualTo(TestData.sha256(1000));
+      }
+      assertThat(p.engine().http3UpstreamConnections()).isEqualTo(1);
+      assertThat(p.engine().http3UpstreamOrigins()).isEqualTo(1);
+
+      gone.vanish();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
+        assertThat(p.engine().http3UpstreamConnections()).as("QUIC connections").isZero();
+        assertThat(p.engine().http3UpstreamOrigins()).as("pool entries").isZero();
+      });
+
+      try (Http3TestOrigin back = new Http3TestOrigin(TestPki.shared().originCa(), 256, port)) {
+        String tag = UUID.randomUUID().toString();
+        HttpResponse<InputStream> after = c.send(HttpRequest.newBuilder(URI.create(back.url() + "/bytes/100000?t="
+            + tag)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(after.statusCode()).isEqualTo(200);
+        try (InputStream in = after.body()) {
+          assertThat(TestData.sha256(in)).isEqualTo(TestData.sha256(100_000));
+        }
+        Flow f = p.awaitFlow(tag);
+        assertThat(f.state()).isEqualTo(FlowState.COMPLETE);
+        assertThat(f.serverProtocol()).isEqualTo("HTTP/3");
+        assertThat(f.serverConnection().reused()).as("a new QUIC connection").isFalse();
+        assertThat(back.connections()).isEqualTo(1);
+        assertThat(p.engine().http3UpstreamConnections()).isEqualTo(1);
+        assertThat(p.engine().http3UpstreamOrigins()).isEqualTo(1);
+      }
+    }
+  }
+
   @Test
   void untrustedOriginCertificateIsRefused() throws Exception {
     HttpResponse<String> r = client(HttpClient.Version.HTTP_1_1).send(

@@ -43,8 +43,9 @@ import java.util.function.Consumer;
  * response bodies are hashed as they arrive, never held.
  */
 final class Http3TestClient implements AutoCloseable {
-  /** What came back on one stream. */
-  record Response(int status, Http3Headers headers, long length, String sha256, Http3Headers trailers) {}
+  /** What came back on one stream; {@code interim}: the 1xx heads before the final one, in order. */
+  record Response(int status, Http3Headers headers, long length, String sha256, Http3Headers trailers,
+      java.util.List<Http3Headers> interim) {}
 
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel udp;
@@ -103,7 +104,11 @@ final class Http3TestClient implements AutoCloseable {
     return send(method, path, authority, bodyLength, extra, onData, new CompletableFuture<>());
   }
 
-  /** As above; {@code stream} completes with the request stream once it is open. */
+  /**
+   * As above; with {@code expect: 100-continue} among {@code extra} and a body, the body is sent only
+   * once a {@code 100} arrives (the future never completes if none does). {@code stream} completes
+   * with the request stream once it is open.
+   */
   CompletableFuture<Response> send(String method, String path, String authority, long bodyLength,
       Map<String, String> extra, Consumer<QuicStreamChannel> onData, CompletableFuture<QuicStreamChannel> stream) {
     CompletableFuture<Response> result = new CompletableFuture<>();
@@ -123,6 +128,11 @@ final class Http3TestClient implements AutoCloseable {
       extra.forEach(h::set);
       if (bodyLength <= 0) {
         ch.writeAndFlush(new DefaultHttp3HeadersFrame(h)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        return;
+      }
+      if ("100-continue".equalsIgnoreCase(extra.get("expect"))) {
+        handler.onContinue = () -> new BodyWriter(ch, bodyLength).pump();
+        ch.writeAndFlush(new DefaultHttp3HeadersFrame(h));
         return;
       }
       ch.write(new DefaultHttp3HeadersFrame(h));
@@ -178,6 +188,9 @@ final class Http3TestClient implements AutoCloseable {
     private final CompletableFuture<Response> result;
     private final Consumer<QuicStreamChannel> onData;
     private final MessageDigest digest;
+    private final java.util.List<Http3Headers> interim = new java.util.ArrayList<>();
+    /** Sends the request body once a 100 arrives (Expect: 100-continue), or null. */
+    Runnable onContinue;
     private Http3Headers headers;
     private Http3Headers trailers;
     private long length;
@@ -196,7 +209,13 @@ final class Http3TestClient implements AutoCloseable {
     protected void channelRead(ChannelHandlerContext ctx, Http3HeadersFrame frame) {
       CharSequence status = frame.headers().status();
       if (headers == null && status != null && status.charAt(0) == '1') {
-        return; // interim
+        interim.add(frame.headers());
+        if (onContinue != null && "100".contentEquals(status)) {
+          Runnable send = onContinue;
+          onContinue = null;
+          send.run();
+        }
+        return;
       }
       if (headers == null) {
         headers = frame.headers();
@@ -220,7 +239,7 @@ final class Http3TestClient implements AutoCloseable {
         result.completeExceptionally(new IllegalStateException("stream ended without a response"));
       } else {
         result.complete(new Response(Integer.parseInt(headers.status().toString()), headers, length,
-            HexFormat.of().formatHex(digest.digest()), trailers));
+            HexFormat.of().formatHex(digest.digest()), trailers, java.util.List.copyOf(interim)));
       }
       ctx.close();
     }

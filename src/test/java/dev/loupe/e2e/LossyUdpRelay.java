@@ -44,6 +44,8 @@ final class LossyUdpRelay implements AutoCloseable {
   private final AtomicLong downForwarded = new AtomicLong();
   private final AtomicLong downDropped = new AtomicLong();
   private volatile boolean closed;
+  /** While set, every datagram towards the target is dropped (UDP blocked), counted as dropped. */
+  private volatile boolean blocked;
 
   LossyUdpRelay(InetSocketAddress target, double lossRate, long seed) throws IOException {
     this.target = target;
@@ -67,6 +69,11 @@ final class LossyUdpRelay implements AutoCloseable {
 
   int port() {
     return address().getPort();
+  }
+
+  /** Blocks (drops) or lets through every datagram towards the target from now on. */
+  void blocked(boolean b) {
+    blocked = b;
   }
 
   /** Peer to target. */
@@ -98,7 +105,7 @@ final class LossyUdpRelay implements AutoCloseable {
         SocketAddress peer = front.receive(buf);
         buf.flip();
         DatagramChannel up = upstreams.computeIfAbsent(peer, this::openUpstream);
-        if (towardsTarget.nextDouble() < lossRate) {
+        if (blocked || towardsTarget.nextDouble() < lossRate) {
           upDropped.incrementAndGet();
         } else {
           up.write(buf);

@@ -109,6 +109,8 @@ import java.util.function.Predicate;
  *   <li>{@code POST|PUT /sha256} — answers "SHA256HEX LENGTH" of the body; honours {@code Expect: 100-continue};
  *   <li>{@code POST|PUT /echo} — streams the body back, chunked;
  *   <li>{@code /status/CODE}, {@code /headers} (request headers as text), {@code /trailers} (chunked with a trailer);
+ *   <li>{@code /early-hints} — a {@code 103 Early Hints} with {@code link: </style.css>; rel=preload},
+ *       then 200 "early hints";
  *   <li>{@code /trailers-echo} — answers "SHA256HEX LENGTH" of the body, chunked, with the request's
  *       trailer fields as its own trailer fields;
  *   <li>{@code /reset} — promises 100000 bytes, sends 1000, closes (HTTP/2: resets the stream);
@@ -216,6 +218,9 @@ public final class TestOrigin implements AutoCloseable {
   private final Map<Integer, Integer> peak = new ConcurrentHashMap<>();
   /** Fields added to every final response head from now on ({@link #responseHeader}). */
   private final Map<String, String> extraResponseHeaders = new ConcurrentHashMap<>();
+  /** An ALTSVC frame value sent before every HTTP/2 final response head ({@link #altSvcFrame}), or null. */
+  private volatile String altSvcFrame;
+  private volatile String altSvcFrameOrigin;
 
   private TestOrigin(Builder b) throws InterruptedException {
     this.tls = b.ca != null;
@@ -492,14 +497,46 @@ public final class TestOrigin implements AutoCloseable {
     }
   }
 
-  /** Puts {@link #extraResponseHeaders} on final response heads on their way out. */
+  /**
+   * Over HTTP/2, sends an ALTSVC frame (RFC 7838 §4) with {@code fieldValue} before every final
+   * response head from now on: on stream 0 naming {@code origin} (e.g. {@code
+   * https://127.0.0.1:PORT}), or on the response's own stream when {@code origin} is null. A null
+   * {@code fieldValue} stops it.
+   */
+  public void altSvcFrame(String fieldValue, String origin) {
+    altSvcFrameOrigin = origin;
+    altSvcFrame = fieldValue;
+  }
+
+  /** Puts {@link #extraResponseHeaders} on final response heads on their way out (and ALTSVC frames before them). */
   private final class ExtraResponseHeaders extends io.netty.channel.ChannelOutboundHandlerAdapter {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) throws Exception {
       if (msg instanceof HttpResponse r && r.status().code() >= 200) {
         extraResponseHeaders.forEach((n, v) -> r.headers().set(n, v));
+        String frame = altSvcFrame;
+        if (frame != null && ctx.channel() instanceof Http2StreamChannel) {
+          sendAltSvcFrame(ctx, frame, altSvcFrameOrigin);
+        }
       }
       ctx.write(msg, promise);
+    }
+
+    private void sendAltSvcFrame(ChannelHandlerContext ctx, String value, String origin) {
+      byte[] o = origin == null ? new byte[0] : origin.getBytes(StandardCharsets.US_ASCII);
+      ByteBuf payload = Unpooled.buffer(2 + o.length + value.length());
+      payload.writeShort(o.length).writeBytes(o).writeBytes(value.getBytes(StandardCharsets.US_ASCII));
+      io.netty.handler.codec.http2.Http2Flags flags = new io.netty.handler.codec.http2.Http2Flags();
+      if (origin == null) {
+        ctx.write(new io.netty.handler.codec.http2.DefaultHttp2UnknownFrame((byte) 0xa, flags, payload));
+        return;
+      }
+      // Stream 0: past the stream channel, straight to the connection's frame writer.
+      ChannelHandlerContext codec = ctx.channel().parent().pipeline()
+          .context(io.netty.handler.codec.http2.Http2FrameCodec.class);
+      ((io.netty.handler.codec.http2.Http2FrameCodec) codec.handler()).encoder().frameWriter()
+          .writeFrame(codec, (byte) 0xa, 0, flags, payload, codec.newPromise());
+      codec.flush();
     }
   }
 
@@ -772,6 +809,14 @@ public final class TestOrigin implements AutoCloseable {
           return;
         }
         finish(ctx, ctx.writeAndFlush(new HttpChunkedInput(new DataInput(n))), keepAlive);
+        return;
+      }
+      if (route.equals("/early-hints")) {
+        // Interim responses are whole messages (the HTTP/2 adapter insists on a full one).
+        FullHttpResponse hints = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(103));
+        hints.headers().set("link", "</style.css>; rel=preload");
+        ctx.write(hints);
+        text(ctx, 200, "early hints", keepAlive);
         return;
       }
       if (route.startsWith("/status/")) {

@@ -179,6 +179,14 @@ public final class ProxyEngine implements AutoCloseable {
     return connector.http3Connections();
   }
 
+  /**
+   * Origins the HTTP/3 pool holds an entry for (per I/O thread), for tests and diagnostics: an
+   * entry leaves with its last connection.
+   */
+  public int http3UpstreamOrigins() {
+    return connector.http3Origins();
+  }
+
   /** Which I/O transport is in use ("epoll" or "nio"). */
   public static String transport() {
     return Transports.name();

@@ -114,6 +114,24 @@ public final class AltSvcCache {
     e.brokenCause = cause;
   }
 
+  /**
+   * HTTP/3 to {@code origin} works after all: a QUIC handshake that missed the budget (the request
+   * went to TCP and marked the origin broken) finished later. The mark goes, so the next request
+   * uses that connection instead of TCP for {@link #BROKEN_FOR}.
+   */
+  public synchronized void recovered(String origin) {
+    Entry e = entries.get(origin);
+    if (e == null || e.brokenUntil == 0) {
+      return;
+    }
+    e.brokenUntil = 0;
+    e.brokenUntilWall = null;
+    e.brokenCause = null;
+    if (e.endpoint == null) {
+      entries.remove(origin);
+    }
+  }
+
   /** Origins remembered (advertised or marked broken), for tests. */
   public synchronized int size() {
     return entries.size();

@@ -33,7 +33,6 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,7 +48,13 @@ import javax.net.ssl.SSLSession;
  * for HTTP/2. Acquires made while the connection is being set up wait for it (one handshake per
  * origin, not one per request). Streams beyond the origin's MAX_STREAMS credit wait for it (QUIC
  * grants more as streams end). A connection that closed, failed or received GOAWAY leaves the
- * pool; an origin that vanishes is cleaned up by QUIC's idle timeout (the pool idle timeout).
+ * pool; an origin that vanishes is cleaned up by QUIC's idle timeout (the pool idle timeout): the
+ * connection closes, its UDP socket with it, and the origin's entry leaves the pool once nothing
+ * waits on it (no entry outlives its connection, so the pool is bounded by the origins in use).
+ *
+ * <p>A handshake that misses an acquire's budget goes on; when it completes after all, the
+ * acquire's {@code onLateConnect} runs (discovery clears the origin's broken mark) and the
+ * connection serves the next requests.
  *
  * <p>The origin's certificate is verified like TCP TLS (JDK trust plus the configured CAs, host
  * name checked) unless {@code --insecure}.
@@ -78,6 +83,8 @@ public final class Http3Upstreams {
 
   /** One origin's connection on one loop, and the acquires waiting for it to be set up. */
   private static final class Origin {
+    final EventLoop loop;
+    final String poolKey;
     QuicChannel quic;
     Http3ClientConnectionHandler http3;
     ConnectionInfo info;
@@ -87,6 +94,13 @@ public final class Http3Upstreams {
     final List<Promise<QuicChannel>> waiting = new ArrayList<>();
     /** Stream opens waiting for the origin's stream credit (MAX_STREAMS). */
     final java.util.ArrayDeque<Runnable> waitingForStream = new java.util.ArrayDeque<>();
+    /** Run when the dial in progress succeeds: acquires that gave up on it within their budget. */
+    final List<Runnable> onLateConnect = new ArrayList<>();
+
+    Origin(EventLoop loop, String poolKey) {
+      this.loop = loop;
+      this.poolKey = poolKey;
+    }
 
     /** Opens waiting streams while the origin allows more. */
     void drainStreamWaiters() {
@@ -99,11 +113,27 @@ public final class Http3Upstreams {
     boolean usable() {
       return quic != null && quic.isActive() && !http3.isGoAwayReceived();
     }
+
+    /** Nothing left on it: no connection, no dial, nobody waiting. */
+    boolean unused() {
+      return quic == null && !dialing && waiting.isEmpty() && waitingForStream.isEmpty();
+    }
+  }
+
+  /** Drops {@code origin}'s pool entry when nothing is left on it. On its loop. */
+  private void evictIfUnused(Origin origin) {
+    if (!origin.unused()) {
+      return;
+    }
+    Map<String, Origin> m = origins.get(origin.loop);
+    if (m != null) {
+      m.remove(origin.poolKey, origin);
+    }
   }
 
   /** A request stream to {@code https://host:port} over HTTP/3. Completes on {@code loop}. */
   public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, Flow flow) {
-    return acquire(loop, host, port, host, port, flow, null);
+    return acquire(loop, host, port, host, port, flow, null, null);
   }
 
   /**
@@ -111,14 +141,16 @@ public final class Http3Upstreams {
    * (its Alt-Svc alternative, or the origin itself), the certificate verified for {@code host}.
    * With a {@code handshakeBudget}, an acquire whose QUIC connection is not up within it fails
    * (CONNECT_TIMEOUT) while the handshake goes on for later ones; nothing has been sent for it then.
+   * If that handshake completes after all, {@code onLateConnect} (may be null) runs on {@code loop}.
    * Completes on {@code loop}.
    */
   public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, String altHost, int altPort,
-      Flow flow, Duration handshakeBudget) {
+      Flow flow, Duration handshakeBudget, Runnable onLateConnect) {
     Promise<UpstreamConnector.Result> result = loop.newPromise();
     String key = UpstreamConnector.key("https", host, port);
     String poolKey = altHost.equals(host) && altPort == port ? key : key + " via " + altHost + ":" + altPort;
-    Origin origin = origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(poolKey, k -> new Origin());
+    Origin origin = origins.computeIfAbsent(loop, l -> new ConcurrentHashMap<>()).computeIfAbsent(poolKey,
+        k -> new Origin(loop, k));
     Promise<QuicChannel> connection = loop.newPromise();
     if (origin.usable()) {
       connection.setSuccess(origin.quic);
@@ -132,6 +164,9 @@ public final class Http3Upstreams {
         String where = altHost + ":" + altPort;
         var timer = loop.schedule(() -> {
           if (origin.waiting.remove(connection)) {
+            if (onLateConnect != null) {
+              origin.onLateConnect.add(onLateConnect);
+            }
             connection.tryFailure(new FlowErrorException(new FlowError(FlowError.Kind.CONNECT_TIMEOUT,
                 "no QUIC handshake with " + where + " within " + handshakeBudget.toMillis() + " ms")));
           }
@@ -200,6 +235,7 @@ public final class Http3Upstreams {
           timed.mark(t -> t.dnsEnd(System.nanoTime()));
           origin.dialing = false;
           fail(origin, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + dialHost));
+          evictIfUnused(origin);
         });
         return;
       }
@@ -242,6 +278,7 @@ public final class Http3Upstreams {
             origin.dialing = false;
             fail(origin, new FlowError(FlowError.Kind.CONNECT, "cannot open a UDP socket for HTTP/3 to " + where
                 + ": " + bf.cause().getMessage()));
+            evictIfUnused(origin);
             return;
           }
           Channel udp = ((io.netty.channel.ChannelFuture) bf).channel();
@@ -265,7 +302,9 @@ public final class Http3Upstreams {
             timed.mark(t -> t.tlsEnd(now));
             if (!cf.isSuccess()) {
               udp.close();
+              origin.onLateConnect.clear();
               fail(origin, handshakeError(timedOut[0] || cf.isCancelled() ? null : cf.cause(), where));
+              evictIfUnused(origin);
               return;
             }
             QuicChannel quic = (QuicChannel) cf.getNow();
@@ -275,6 +314,7 @@ public final class Http3Upstreams {
                 origin.quic = null;
               }
               origin.drainStreamWaiters();
+              evictIfUnused(origin); // e.g. closed by QUIC's idle timer: the origin vanished or went unused
             });
             quic.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
               @Override
@@ -295,6 +335,9 @@ public final class Http3Upstreams {
             for (Promise<QuicChannel> p : ready) {
               p.trySuccess(quic);
             }
+            List<Runnable> late = new ArrayList<>(origin.onLateConnect);
+            origin.onLateConnect.clear();
+            late.forEach(Runnable::run);
           });
         });
   }
@@ -347,6 +390,15 @@ public final class Http3Upstreams {
       for (Origin o : m.values()) {
         n += o.quic != null && o.quic.isActive() ? 1 : 0;
       }
+    }
+    return n;
+  }
+
+  /** Pool entries (origin and event loop) held, with or without a connection, for tests. */
+  public int origins() {
+    int n = 0;
+    for (Map<String, Origin> m : origins.values()) {
+      n += m.size();
     }
     return n;
   }

@@ -52,7 +52,7 @@ public final class Http2Codecs {
         .build();
   }
 
-  /** For an origin connection (Loupe is the client): no push, large windows. */
+  /** For an origin connection (Loupe is the client): no push, large windows, ALTSVC frames read. */
   public static Http2FrameCodec forServerLeg(EngineConfig config) {
     return Http2FrameCodecBuilder.forClient()
         .initialSettings(Http2Settings.defaultSettings()
@@ -60,6 +60,8 @@ public final class Http2Codecs {
             .initialWindowSize(STREAM_WINDOW)
             .maxHeaderListSize(config.limits().maxHeaderSize()))
         .validateHeaders(true)
+        // Sees ALTSVC frames (RFC 7838 §4), which the codec drops, for the Alt-Svc cache.
+        .frameLogger(new dev.loupe.engine.internal.http3.AltSvcFrames())
         .build();
   }
 }

@@ -230,7 +230,10 @@ public final class UpstreamConnector {
     }
     String altHost = choice.endpoint().host() == null ? host : choice.endpoint().host();
     Promise<Result> promise = loop.newPromise();
-    pool.acquire(loop, host, port, altHost, choice.endpoint().port(), flow, budget).addListener(f -> {
+    // A handshake that misses the budget goes on; if it completes after all, the origin's HTTP/3
+    // works: the broken mark goes and the next request uses that connection.
+    pool.acquire(loop, host, port, altHost, choice.endpoint().port(), flow, budget,
+        () -> altSvc.recovered(key)).addListener(f -> {
       Result r = (Result) f.getNow();
       if (r.connection() != null) {
         flow.http3Status("Alt-Svc h3=\"" + choice.endpoint() + "\"");
@@ -513,6 +516,15 @@ public final class UpstreamConnector {
         ConnectionInfo info = new ConnectionInfo(id,
             (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), tlsInfo, false);
         if ("h2".equals(ssl.applicationProtocol())) {
+          if (h3Budget != null) {
+            // ALTSVC frames (RFC 7838 §4) feed the Alt-Svc cache like the header field. One on
+            // stream 0 names its origin: only this connection's own is taken (no coalescing here).
+            ch.attr(dev.loupe.engine.internal.http3.AltSvcFrames.SINK).set((named, value) -> {
+              if (named == null || dev.loupe.engine.internal.http3.AltSvcFrames.sameOrigin(named, host, port)) {
+                advertised(key, List.of(value), null);
+              }
+            });
+          }
           promise.trySuccess(new Dialed(null, h2.register(origin, ch, info, h2Codec), null));
           return;
         }
@@ -621,6 +633,11 @@ public final class UpstreamConnector {
   /** Open HTTP/3 origin connections (all loops), for tests and metrics. */
   public int http3Connections() {
     return h3 == null ? 0 : h3.connections();
+  }
+
+  /** HTTP/3 pool entries (origin and event loop), for tests: none outlives its connection. */
+  public int http3Origins() {
+    return h3 == null ? 0 : h3.origins();
   }
 
   /** Closes every pooled connection. */
