@@ -337,7 +337,7 @@ class Http3ServerLegTest {
   void vanishedOriginIsCleanedUpByTheIdleTimer() throws Exception {
     Http3TestOrigin gone = new Http3TestOrigin(TestPki.shared().originCa());
     int port = gone.port();
-    try (ProxyFixture p = ProxyFixture.start(b -> b.upstreamProtocol(EngineConfig.UpstreamProtocol.H3).ioThreads(1)
+    try (gone; ProxyFixture p = ProxyFixture.start(b -> b.upstreamProtocol(EngineConfig.UpstreamProtocol.H3).ioThreads(1)
         .poolIdleTimeout(java.time.Duration.ofSeconds(1)))) {
       HttpClient c = p.clientBuilder().version(HttpClient.Version.HTTP_1_1).build();
       HttpResponse<InputStream> before = c.send(HttpRequest.newBuilder(URI.create(gone.url() + "/bytes/1000?before"))

@@ -106,6 +106,28 @@ class AltSvcTest {
   }
 
   @Test
+  void recoveredClearsTheBrokenMark() {
+    AltSvcCache cache = new AltSvcCache();
+    String o = "https://example.com:443";
+    long now = 1_000_000_000_000L;
+    cache.advertised(o, AltSvc.parse("h3=\":8443\""), 0, now);
+    cache.broken(o, "QUIC failed: no handshake within 500 ms", now);
+    assertThat(cache.choose(o, now + 1).endpoint()).isNull();
+    cache.recovered(o); // the handshake completed after the budget
+    assertThat(cache.choose(o, now + 2).endpoint()).isEqualTo(new AltSvcCache.Endpoint(null, 8443));
+
+    // broken without an alternative (e.g. cleared meanwhile): recovering forgets the origin
+    String p = "https://p.example:443";
+    cache.broken(p, "QUIC failed", now);
+    assertThat(cache.size()).isEqualTo(2);
+    cache.recovered(p);
+    assertThat(cache.size()).isEqualTo(1);
+    assertThat(cache.choose(p, now).reason()).isEqualTo("no Alt-Svc");
+    cache.recovered("https://unknown:443"); // nothing remembered: no-op
+    assertThat(cache.size()).isEqualTo(1);
+  }
+
+  @Test
   void cacheIsBounded() {
     AltSvcCache cache = new AltSvcCache();
     long now = 5;
