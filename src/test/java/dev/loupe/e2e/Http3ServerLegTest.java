@@ -330,8 +330,8 @@ class Http3ServerLegTest {
   /**
    * An origin that vanishes without a word (no CONNECTION_CLOSE: it stops answering, its port
    * goes) is cleaned up by the idle timer: the pooled QUIC connection closes after the pool idle
-   * timeout, its pool entry goes with it, and a request to the origin started again on the same
-   * port gets a new connection.
+   * timeout (a request sent meanwhile fails with it), its pool entry goes with it, and a request to
+   * the origin started again on the same port gets a new connection.
    */
   @Test
   void vanishedOriginIsCleanedUpByTheIdleTimer() throws Exception {
@@ -349,6 +349,14 @@ class Http3ServerLegTest {
       assertThat(p.engine().http3UpstreamOrigins()).isEqualTo(1);
 
       gone.vanish();
+      // A request sent to it now is not left hanging: its stream dies with the connection (or a
+      // new handshake times out), and the client gets a 502.
+      long started = System.nanoTime();
+      HttpResponse<String> lost = c.send(HttpRequest.newBuilder(URI.create(gone.url() + "/bytes/10?lost")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(lost.statusCode()).isEqualTo(502);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(20_000);
+      assertThat(p.awaitFlow("lost").state()).isEqualTo(FlowState.FAILED);
       org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
         assertThat(p.engine().http3UpstreamConnections()).as("QUIC connections").isZero();
         assertThat(p.engine().http3UpstreamOrigins()).as("pool entries").isZero();
