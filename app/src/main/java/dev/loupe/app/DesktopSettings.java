@@ -60,7 +60,7 @@ final class DesktopSettings {
   /** The settings as they apply now, for the dialog to start from. */
   static Settings current(Settings saved, LoupeCommand cmd, String listening) {
     return new Settings(listening, cmd.ignoreHosts, cmd.upstreamProxy == null ? "" : cmd.upstreamProxy, cmd.bodyCap,
-        !cmd.insecure, saved.theme());
+        !cmd.insecure, saved.theme(), saved.pauseTimeoutSeconds());
   }
 
   /**
@@ -69,6 +69,8 @@ final class DesktopSettings {
    */
   static SettingsViewModel.Applier applier(EngineSwitch engines, SystemProxyService sysProxy) {
     return s -> {
+      // Not the proxy's configuration: the rules and pauses outlive engine restarts.
+      engines.current().intercept().pauseTimeout(java.time.Duration.ofSeconds(s.pauseTimeoutSeconds()));
       EngineConfig old = engines.config();
       CapturePolicy capture = old.capture();
       EngineConfig next = old.toBuilder()

@@ -303,6 +303,9 @@ final class LoupeCommand implements Callable<Integer> {
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
         : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
+    if (saved != null) {
+      intercept.pauseTimeout(java.time.Duration.ofSeconds(saved.pauseTimeoutSeconds()));
+    }
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store, intercept);
