@@ -495,7 +495,9 @@ public final class ControlApi implements AutoCloseable {
       }
       try {
         e.validate();
-      } catch (IllegalArgumentException bad) { // FilterSyntaxException is one
+      } catch (FilterSyntaxException bad) {
+        throw ApiError.badRequest("\"" + e.name() + "\": bad filter: " + bad.getMessage());
+      } catch (IllegalArgumentException bad) {
         throw ApiError.badRequest("\"" + e.name() + "\": " + bad.getMessage());
       }
     }
