@@ -55,12 +55,15 @@ final class DesktopSettings {
     if (!given.hasMatchedOption("--insecure")) {
       cmd.insecure = !s.verifyUpstreamTls();
     }
+    if (!given.hasMatchedOption("--pause-timeout")) {
+      cmd.pauseTimeoutSeconds = s.pauseTimeoutSeconds();
+    }
   }
 
   /** The settings as they apply now, for the dialog to start from. */
   static Settings current(Settings saved, LoupeCommand cmd, String listening) {
     return new Settings(listening, cmd.ignoreHosts, cmd.upstreamProxy == null ? "" : cmd.upstreamProxy, cmd.bodyCap,
-        !cmd.insecure, saved.theme(), saved.pauseTimeoutSeconds());
+        !cmd.insecure, saved.theme(), (int) Math.min(cmd.pauseTimeoutSeconds, Settings.MAX_PAUSE_TIMEOUT_SECONDS));
   }
 
   /**
