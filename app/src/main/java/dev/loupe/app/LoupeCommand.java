@@ -327,7 +327,7 @@ final class LoupeCommand implements Callable<Integer> {
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
         : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
-    intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds));
+    intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
     }

@@ -929,10 +929,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       stage = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
+    pausedUpdate(ex, stage);
     stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
       if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
         return; // the client left meanwhile
       }
+      engine.store().updated(ex.flow());
       if (error != null) {
         interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
         return;
@@ -946,6 +948,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         abort(ex, a.reset(), a.why());
       }
     }));
+  }
+
+  /** A flow that now waits at a breakpoint: tell the store's listeners (the table shows it paused). */
+  private void pausedUpdate(Exchange ex, java.util.concurrent.CompletionStage<?> stage) {
+    if (!stage.toCompletableFuture().isDone()) {
+      engine.store().updated(ex.flow());
+    }
   }
 
   private static String describe(Throwable t) {
@@ -1035,10 +1044,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       stage = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
+    pausedUpdate(ex, stage);
     stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
       if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
         return;
       }
+      engine.store().updated(ex.flow());
       if (error != null) {
         interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
       } else if (outcome instanceof ResponseOutcome.Deliver d) {
