@@ -485,7 +485,7 @@ public final class ControlApi implements AutoCloseable {
   private static <T extends InterceptList.Entry> List<T> parse(InterceptList<T> list, JsonNode array, String what) {
     List<T> entries;
     try {
-      entries = list.parseJson(array.toString());
+      entries = list.parseJson(ControlJson.enabledByDefault((ArrayNode) array).toString());
     } catch (IllegalArgumentException e) {
       throw ApiError.badRequest(e.getMessage());
     }

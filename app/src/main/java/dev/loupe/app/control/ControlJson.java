@@ -95,6 +95,20 @@ final class ControlJson {
     return a;
   }
 
+  /**
+   * A copy of the array of rules or breakpoints where entries that do not say {@code "enabled"} are
+   * enabled (a rule written by hand without it should act, not sit there switched off).
+   */
+  static ArrayNode enabledByDefault(ArrayNode entries) {
+    ArrayNode out = entries.deepCopy();
+    for (JsonNode e : out) {
+      if (e instanceof ObjectNode o && !o.has("enabled")) {
+        o.put("enabled", true);
+      }
+    }
+    return out;
+  }
+
   static ObjectNode requireObject(JsonNode n, String what) {
     if (!(n instanceof ObjectNode o)) {
       throw ApiError.badRequest(what + " must be a JSON object");

@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * pool (never a proxy event loop), in front of a {@link ControlApi}. Every request must carry
  * {@code Authorization: Bearer TOKEN}; replies are JSON, errors {@code {"error": "..."}}.
  *
- * <p>Lifecycle: {@link #start} binds and serves; {@link #close} stops accepting, gives requests in
- * progress a moment, and closes the API.
+ * <p>Lifecycle: {@link #start} binds and serves; {@link #close} stops at once (requests in progress,
+ * such as a {@code ?wait=true}, are cut off: it runs when Loupe exits) and closes the API.
  */
 public final class ControlServer implements AutoCloseable {
   /** Request bodies larger than this are refused (413). */
@@ -72,7 +72,7 @@ public final class ControlServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(1);
+    server.stop(0); // stop(1) waits the whole second whenever a keep-alive connection is open
     workers.shutdownNow();
     api.close();
   }

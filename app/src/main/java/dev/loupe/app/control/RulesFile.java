@@ -1,5 +1,6 @@
 package dev.loupe.app.control;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.Rule;
 import java.io.IOException;
@@ -8,7 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** {@code --rules FILE}: a JSON array of rules, as the desktop window exports them. */
+/**
+ * {@code --rules FILE}: a JSON array of rules, as the desktop window exports them (an entry without
+ * {@code "enabled"} is enabled).
+ */
 public final class RulesFile {
   private RulesFile() {}
 
@@ -26,8 +30,8 @@ public final class RulesFile {
       throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
     }
     try (InterceptService scratch = new InterceptService()) { // validates exactly as the real list will
-      ControlJson.requireArrayOfObjects(ControlJson.parseText(json), "the file");
-      List<Rule> rules = scratch.rules().parseJson(json);
+      ArrayNode entries = ControlJson.requireArrayOfObjects(ControlJson.parseText(json), "the file");
+      List<Rule> rules = scratch.rules().parseJson(ControlJson.enabledByDefault(entries).toString());
       scratch.rules().replace(rules);
       return rules;
     } catch (IllegalArgumentException | ApiError e) {

@@ -169,10 +169,11 @@ class ControlApiTest {
   @Test
   void breakpointsRoundTripAndEditing() {
     ControlClient.Reply added = api.post("/breakpoints", Map.of("filter", "~m POST", "request", true,
-        "response", false, "enabled", true));
+        "response", false));
     assertThat(added.status()).as(added.toString()).isEqualTo(201);
     String id = added.json().get("id").asText();
     assertThat(intercept.breakpoints().get(id).request()).isTrue();
+    assertThat(intercept.breakpoints().get(id).enabled()).as("enabled unless it says otherwise").isTrue();
     assertThat(api.post("/breakpoints", Map.of("filter", "~m GET", "request", false, "response", false))
         .json().get("error").asText()).contains("pauses requests, responses or both");
 
