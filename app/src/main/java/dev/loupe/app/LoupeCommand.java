@@ -453,7 +453,6 @@ final class LoupeCommand implements Callable<Integer> {
     }
   }
 
-  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
   /**
    * The rules and breakpoints: the desktop app keeps them in the configuration directory
    * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
@@ -473,6 +472,7 @@ final class LoupeCommand implements Callable<Integer> {
     return intercept;
   }
 
+  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
   static Pattern ignorePattern(List<String> regexes) {
     return regexes.isEmpty() ? null
         : Pattern.compile(String.join("|", regexes.stream().map(r -> "(?:" + r + ")").toList()), Pattern.CASE_INSENSITIVE);
