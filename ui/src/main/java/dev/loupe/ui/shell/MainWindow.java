@@ -406,7 +406,8 @@ public final class MainWindow implements AutoCloseable {
         split.getDividerPositions()[0], cols);
   }
 
-  ComposeActions composeActions() {
+  /** The replay, compose and compare actions of the table. */
+  public ComposeActions composeActions() {
     return compose;
   }
 
