@@ -86,7 +86,7 @@ class ComposeWindowTest {
     ComposerViewModel vm = composer.get().viewModel();
 
     // An invalid URL is an inline error; nothing is sent.
-    robot.clickOn("#composer-url").write("not a url");
+    robot.clickOn("#composer-url").write("example.com/path");
     robot.clickOn("#composer-send");
     Label error = robot.lookup("#composer-error").queryAs(Label.class);
     assertThat(error.getText()).contains("http://");
