@@ -120,6 +120,15 @@ public final class ComposerWindow {
     ListView<ComposerHistory.Entry> history = new ListView<>(vm.history());
     history.setId("composer-history");
     history.setPlaceholder(new Label("Sent requests appear here"));
+    history.setCellFactory(list -> new javafx.scene.control.ListCell<>() {
+      @Override
+      protected void updateItem(ComposerHistory.Entry e, boolean empty) {
+        super.updateItem(e, empty);
+        setText(empty || e == null ? null : historyLabel(e));
+        setTooltip(empty || e == null ? null : new Tooltip(e.request().method() + " " + e.request().url()
+            + "\n" + protocolLabel(e.protocol()) + " · sent " + e.sentAt()));
+      }
+    });
     history.setOnMouseClicked(e -> {
       ComposerHistory.Entry sel = history.getSelectionModel().getSelectedItem();
       if (sel != null) {
@@ -166,6 +175,18 @@ public final class ComposerWindow {
         new ComposerViewModel(replayer, ComposerHistory.in(confdir), Platform::runLater, background), background);
     w.stage.show();
     return w;
+  }
+
+  /** {@code POST /api?q=1} over {@code example.com:8443}, two lines. */
+  static String historyLabel(ComposerHistory.Entry e) {
+    try {
+      java.net.URI u = new java.net.URI(e.request().url().trim());
+      String path = (u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath())
+          + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+      return e.request().method() + " " + path + "\n" + u.getRawAuthority();
+    } catch (java.net.URISyntaxException | RuntimeException bad) {
+      return e.toString();
+    }
   }
 
   static String protocolLabel(Replayer.Protocol p) {

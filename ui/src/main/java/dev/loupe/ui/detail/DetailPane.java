@@ -1,6 +1,7 @@
 package dev.loupe.ui.detail;
 
 import dev.loupe.ui.diff.DiffView;
+import dev.loupe.ui.diff.DiffWindow;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import javafx.scene.Node;
@@ -72,8 +73,16 @@ public final class DetailPane {
     Hyperlink compare = new Hyperlink("Original vs modified");
     compare.setId("detail-modified-compare");
     compare.setOnAction(e -> tabs.getSelectionModel().select(modified));
+    Hyperlink inWindow = new Hyperlink("in a window");
+    inWindow.setId("detail-modified-window");
+    inWindow.setOnAction(e -> {
+      if (vm.flowProperty().get() != null) {
+        DiffWindow.originalVsModified(root.getScene() == null ? null : root.getScene().getWindow(),
+            vm.flowProperty().get());
+      }
+    });
     HBox.setHgrow(modifiedBy, Priority.ALWAYS);
-    HBox modifiedBanner = new HBox(8, modifiedBy, compare);
+    HBox modifiedBanner = new HBox(8, modifiedBy, compare, inWindow);
     modifiedBanner.getStyleClass().add("modified-banner");
     modifiedBanner.visibleProperty().bind(vm.modifiedByProperty().isNotEmpty());
     modifiedBanner.managedProperty().bind(modifiedBanner.visibleProperty());

@@ -143,9 +143,12 @@ public final class DetailViewModel implements AutoCloseable {
     }
   }
 
-  /** {@code Modified by: rule "X", breakpoint: request edited}, or empty. */
+  /**
+   * {@code Modified by: rule "X", breakpoint: request edited}, or empty. A rule that changed both
+   * the request and the response is recorded twice on the flow and named once here.
+   */
   static String modifiedByText(List<String> by) {
-    return by.isEmpty() ? "" : "Modified by: " + String.join(", ", by);
+    return by.isEmpty() ? "" : "Modified by: " + String.join(", ", new java.util.LinkedHashSet<>(by));
   }
 
   /** Shows the current flow again (after it changed). */
@@ -229,7 +232,7 @@ public final class DetailViewModel implements AutoCloseable {
       rows.add(InfoRow.of("Replay of", "#" + f.replayOf()));
     }
     if (!f.modifiedBy().isEmpty()) {
-      rows.add(InfoRow.of("Modified by", String.join(", ", f.modifiedBy())));
+      rows.add(InfoRow.of("Modified by", String.join(", ", new java.util.LinkedHashSet<>(f.modifiedBy()))));
     }
     rows.add(InfoRow.of("Client protocol", f.clientProtocol() == null ? null
         : f.clientProtocol() + streamId(f.clientStreamId())));

@@ -204,6 +204,34 @@ class ComposeWindowTest {
         .satisfies(r -> assertThat(r.kind()).isEqualTo(dev.loupe.ui.diff.LineDiff.Kind.CHANGED));
   }
 
+  @Test
+  void aFlowARuleChangedIsMarkedAndShowsOriginalVsModified(FxRobot robot) throws Exception {
+    proxy.intercept().rules().add(new dev.loupe.engine.intercept.Rule(null, "tag posts", true, "~m POST",
+        new dev.loupe.engine.intercept.RuleAction.Rewrite(List.of(new dev.loupe.engine.intercept.RewriteOp(
+            dev.loupe.engine.intercept.RewriteOp.Side.REQUEST, dev.loupe.engine.intercept.RewriteOp.Kind.SET_HEADER,
+            "X-Tagged", "yes")))));
+    proxy.client().send(HttpRequest.newBuilder(URI.create(origin.url() + "/sha256"))
+        .POST(HttpRequest.BodyPublishers.ofString("abc")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(origin.awaitSeen("/sha256").headers().get("x-tagged")).isEqualTo("yes");
+    @SuppressWarnings("unchecked")
+    TableView<FlowRow> table = robot.lookup("#flow-table").queryAs(TableView.class);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS,
+        () -> table.getItems().size() == 1 && table.getItems().get(0).status() != 0);
+    assertThat(dev.loupe.ui.detail.FlowMarks.marks(table.getItems().get(0).flow())).isEqualTo("✎");
+    robot.interact(() -> table.getSelectionModel().clearAndSelect(0));
+    WaitForAsyncUtils.waitForFxEvents();
+    assertThat(robot.lookup("#detail-modified").queryAs(Label.class).getText())
+        .isEqualTo("Modified by: rule \"tag posts\"");
+    robot.clickOn("#detail-modified-compare");
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#detail-diff-request-headers").queryAll().isEmpty()
+        && !robot.lookup("#detail-diff-request-headers").queryAs(TableView.class).getItems().isEmpty());
+    @SuppressWarnings("unchecked")
+    TableView<dev.loupe.ui.diff.HeaderDiff.Row> headers =
+        robot.lookup("#detail-diff-request-headers").queryAs(TableView.class);
+    assertThat(headers.getItems()).filteredOn(r -> r.kind() != dev.loupe.ui.diff.LineDiff.Kind.SAME).singleElement()
+        .isEqualTo(new dev.loupe.ui.diff.HeaderDiff.Row("X-Tagged", null, "yes", dev.loupe.ui.diff.LineDiff.Kind.ADDED));
+  }
+
   private ComposeActions actions() {
     return window.composeActions();
   }

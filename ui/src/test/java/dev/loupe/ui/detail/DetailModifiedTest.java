@@ -38,6 +38,7 @@ class DetailModifiedTest {
         Headers.of("Accept", "application/json")), Body.of("a=2".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"X\"");
     f.modifiedBy("breakpoint: request edited");
+    f.modifiedBy("rule \"X\""); // the same rule on the response side: named once
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.EMPTY));
     f.complete();
     vm.refresh();
