@@ -127,9 +127,9 @@ public final class DiffView {
       body.setId(id + "-body");
       body.getStyleClass().addAll("diff-table", "diff-lines");
       body.getColumns().add(column("#", 50, r -> r.leftNumber() == 0 ? "" : Integer.toString(r.leftNumber())));
-      body.getColumns().add(column("Left", 420, r -> r.left() == null ? "" : r.left()));
+      body.getColumns().add(lineColumn("Left", true));
       body.getColumns().add(column("#", 50, r -> r.rightNumber() == 0 ? "" : Integer.toString(r.rightNumber())));
-      body.getColumns().add(column("Right", 420, r -> r.right() == null ? "" : r.right()));
+      body.getColumns().add(lineColumn("Right", false));
       body.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
       body.setFixedCellSize(20);
       body.setRowFactory(t -> styledRow(LineDiff.Row::kind));
@@ -209,6 +209,62 @@ public final class DiffView {
   /** {@code diff-changed} and so on. */
   public static String styleClass(LineDiff.Kind k) {
     return "diff-" + k.name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * A line's text; in a changed row the part that differs from the other side (between their common
+   * prefix and suffix) is emphasised ({@code diff-word}), and the tooltip shows the whole line.
+   */
+  private static TableColumn<LineDiff.Row, LineDiff.Row> lineColumn(String title, boolean left) {
+    TableColumn<LineDiff.Row, LineDiff.Row> c = new TableColumn<>(title);
+    c.setPrefWidth(420);
+    c.setSortable(false);
+    c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
+    c.setCellFactory(col -> new javafx.scene.control.TableCell<>() {
+      @Override
+      protected void updateItem(LineDiff.Row r, boolean empty) {
+        super.updateItem(r, empty);
+        String text = empty || r == null ? null : left ? r.left() : r.right();
+        setTooltip(text == null || text.length() < 60 ? null : new Tooltip(text));
+        if (text == null) {
+          setText(null);
+          setGraphic(null);
+          return;
+        }
+        if (r.kind() != LineDiff.Kind.CHANGED) {
+          setText(text);
+          setGraphic(null);
+          return;
+        }
+        int[] span = changedSpan(left ? r.left() : r.right(), left ? r.right() : r.left());
+        javafx.scene.text.Text before = new javafx.scene.text.Text(text.substring(0, span[0]));
+        javafx.scene.text.Text changed = new javafx.scene.text.Text(text.substring(span[0], span[1]));
+        changed.getStyleClass().add("diff-word");
+        javafx.scene.text.Text after = new javafx.scene.text.Text(text.substring(span[1]));
+        for (javafx.scene.text.Text t : List.of(before, changed, after)) {
+          t.getStyleClass().add("diff-text");
+        }
+        javafx.scene.text.TextFlow flow = new javafx.scene.text.TextFlow(before, changed, after);
+        flow.setMaxHeight(18);
+        setText(null);
+        setGraphic(flow);
+      }
+    });
+    return c;
+  }
+
+  /** [start, end) of {@code mine} that differs from {@code other}: what is left after their common prefix and suffix. */
+  static int[] changedSpan(String mine, String other) {
+    int p = 0;
+    int max = Math.min(mine.length(), other.length());
+    while (p < max && mine.charAt(p) == other.charAt(p)) {
+      p++;
+    }
+    int q = 0;
+    while (q < max - p && mine.charAt(mine.length() - 1 - q) == other.charAt(other.length() - 1 - q)) {
+      q++;
+    }
+    return new int[] {p, mine.length() - q};
   }
 
   private static <T> TableColumn<T, String> column(String title, double width, Function<T, String> f) {

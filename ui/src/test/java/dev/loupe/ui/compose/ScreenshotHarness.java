@@ -92,6 +92,8 @@ public final class ScreenshotHarness {
         TabPane tabs = (TabPane) window.root().lookup("#detail-tabs");
         tabs.getTabs().stream().filter(t -> "tab-modified".equals(t.getId())).findFirst()
             .ifPresent(t -> tabs.getSelectionModel().select(t));
+        // More room for the detail, as a user would drag the divider up.
+        ((javafx.scene.control.SplitPane) window.root().lookup(".split-pane")).setDividerPositions(0.22);
         TabPane diffTabs = (TabPane) window.root().lookup("#detail-diff-tabs");
         diffTabs.getSelectionModel().select(1);
         return null;

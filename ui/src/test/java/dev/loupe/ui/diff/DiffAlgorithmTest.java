@@ -128,6 +128,14 @@ class DiffAlgorithmTest {
     assertThat(bin2.note()).contains("left body is binary").contains("7 vs 4 bytes").contains("differs");
   }
 
+  @Test
+  void theChangedPartOfALineIsWhatRemainsAfterTheCommonPrefixAndSuffix() {
+    assertThat(DiffView.changedSpan("\"name\": \"beta\"", "\"name\": \"gamma\"")).containsExactly(9, 12);
+    assertThat(DiffView.changedSpan("abc", "abc")).containsExactly(3, 3);
+    assertThat(DiffView.changedSpan("aXa", "aa")).containsExactly(1, 2);
+    assertThat(DiffView.changedSpan("aa", "aXa")).containsExactly(1, 1);
+  }
+
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
