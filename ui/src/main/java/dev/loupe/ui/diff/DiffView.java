@@ -131,7 +131,7 @@ public final class DiffView {
       body.getColumns().add(column("#", 50, r -> r.rightNumber() == 0 ? "" : Integer.toString(r.rightNumber())));
       body.getColumns().add(lineColumn("Right", false));
       body.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
-      body.setFixedCellSize(20);
+      body.setFixedCellSize(24);
       body.setRowFactory(t -> styledRow(LineDiff.Row::kind));
       Label bodyNote = new Label();
       bodyNote.setId(id + "-note");
@@ -245,7 +245,6 @@ public final class DiffView {
           t.getStyleClass().add("diff-text");
         }
         javafx.scene.text.TextFlow flow = new javafx.scene.text.TextFlow(before, changed, after);
-        flow.setMaxHeight(18);
         setText(null);
         setGraphic(flow);
       }
