@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Consumer;
 
 /**
@@ -84,18 +86,27 @@ public final class Replays {
    * replayed (or whose send fails) is skipped and reported, the others still go.
    *
    * @param protocol  the protocol for all of them, or null for each original's own ({@link #protocolOf})
-   * @param progress  told {@code Replaying 2 of 5: GET https://...} before each send (on the thread
-   *                  that completed the previous one)
+   * @param progress  told {@code Replaying 2 of 5: GET https://...} before each send (on a pool thread)
    */
   public static CompletionStage<Outcome> inOrder(Replayer replayer, List<Flow> flows, Replayer.Protocol protocol,
       Consumer<String> progress) {
+    return inOrder(replayer, flows, protocol, progress, ForkJoinPool.commonPool());
+  }
+
+  /**
+   * As {@link #inOrder(Replayer, List, Replayer.Protocol, Consumer)}, reading each flow's body and
+   * sending it on {@code executor}: never on the thread that completed the previous replay (an
+   * engine event loop, which must not read spilled bodies from disk).
+   */
+  public static CompletionStage<Outcome> inOrder(Replayer replayer, List<Flow> flows, Replayer.Protocol protocol,
+      Consumer<String> progress, Executor executor) {
     List<Flow> done = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
     for (int i = 0; i < flows.size(); i++) {
       Flow f = flows.get(i);
       int n = i + 1;
-      chain = chain.thenCompose(ignored -> {
+      chain = chain.thenComposeAsync(ignored -> {
         RequestDraft d;
         CompletionStage<Flow> sent;
         try {
@@ -119,7 +130,7 @@ public final class Replays {
           }
           return null;
         });
-      });
+      }, executor);
     }
     return chain.thenApply(ignored -> {
       synchronized (skipped) {

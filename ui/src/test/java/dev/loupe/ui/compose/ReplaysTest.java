@@ -27,7 +27,7 @@ class ReplaysTest {
         "hello".getBytes(StandardCharsets.UTF_8), "HTTP/1.1");
     RecordingReplayer r = new RecordingReplayer();
     List<String> progress = new ArrayList<>();
-    CompletionStage<Replays.Outcome> done = Replays.inOrder(r, List.of(a, tunnel, c), null, progress::add);
+    CompletionStage<Replays.Outcome> done = Replays.inOrder(r, List.of(a, tunnel, c), null, progress::add, Runnable::run);
 
     assertThat(r.count()).as("only the first goes before it completes").isEqualTo(1);
     assertThat(r.call(0).request().url()).isEqualTo("http://a.test/one");
@@ -59,7 +59,7 @@ class ReplaysTest {
     RecordingReplayer r = new RecordingReplayer();
     CompletionStage<Replays.Outcome> done = Replays.inOrder(r,
         List.of(Flows.get(1, "http://a.test/", "HTTP/1.1"), Flows.get(2, "http://b.test/", "HTTP/2")),
-        Replayer.Protocol.H3, s -> { });
+        Replayer.Protocol.H3, s -> { }, Runnable::run);
     r.call(0).result().completeExceptionally(new IllegalStateException("no QUIC"));
     assertThat(r.count()).isEqualTo(2);
     assertThat(r.call(1).protocol()).isEqualTo(Replayer.Protocol.H3);
