@@ -181,6 +181,14 @@ class InterceptRulesTest {
     assertThat(f.originalRequest().target()).isEqualTo("/old/321?a=1&b=2");
     assertThat(f.originalResponse().status()).isEqualTo(200);
     assertThat(f.response().status()).isEqualTo(299);
+    java.io.ByteArrayOutputStream har = new java.io.ByteArrayOutputStream();
+    dev.loupe.engine.flow.har.HarWriter.write(List.of(f), har);
+    com.fasterxml.jackson.databind.JsonNode entry = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(har.toByteArray()).path("log").path("entries").get(0);
+    assertThat(entry.path("_tier").asText()).isEqualTo("FULL");
+    assertThat(entry.path("_modifiedBy")).extracting(com.fasterxml.jackson.databind.JsonNode::asText)
+        .containsExactly("rule \"url\"", "rule \"response side\"");
+    assertThat(entry.path("response").path("status").asInt()).isEqualTo(299);
   }
 
   @ParameterizedTest
