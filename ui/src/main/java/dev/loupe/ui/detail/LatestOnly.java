@@ -19,10 +19,15 @@ final class LatestOnly {
     this.executor = executor;
   }
 
+  /** Queues {@code task}; after the executor has shut down (the window closed) it is dropped. */
   void submit(Runnable task) {
     next.set(task);
     if (scheduled.compareAndSet(false, true)) {
-      executor.execute(this::drain);
+      try {
+        executor.execute(this::drain);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        next.set(null); // rows that arrive after the detail pane closed have nothing to show
+      }
     }
   }
 

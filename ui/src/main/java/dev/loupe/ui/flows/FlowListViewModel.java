@@ -49,6 +49,7 @@ public final class FlowListViewModel implements AutoCloseable {
 
   private final FxThread fx;
   private final ObservableList<FlowRow> rows = FXCollections.observableArrayList();
+  private final ObservableList<FlowRow> readOnlyRows = FXCollections.unmodifiableObservableList(rows);
   private final FilteredList<FlowRow> visible = new FilteredList<>(rows, r -> true);
   /** Row index by flow id (UI thread only). */
   private final Map<Long, Integer> indexById = new HashMap<>();
@@ -96,7 +97,9 @@ public final class FlowListViewModel implements AutoCloseable {
 
   /** Every row, in arrival order (UI thread). */
   public ObservableList<FlowRow> rows() {
-    return FXCollections.unmodifiableObservableList(rows);
+    // One wrapper for everyone: an unmodifiable wrapper forwards changes only while it is reachable,
+    // so a listener added to a fresh one per call would stop hearing once that wrapper is collected.
+    return readOnlyRows;
   }
 
   /** The rows the current filter lets through, in arrival order (UI thread). */
