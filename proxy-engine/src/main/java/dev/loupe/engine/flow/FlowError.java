@@ -37,7 +37,9 @@ public record FlowError(Kind kind, String message) {
     /** The origin did not answer in time. */
     TIMEOUT,
     /** An error inside Loupe. */
-    INTERNAL
+    INTERNAL,
+    /** A breakpoint (abort) or a rule (block by close or reset) stopped the exchange on purpose. */
+    ABORTED
   }
 
   public FlowError {

@@ -47,6 +47,7 @@ public final class Exchange {
   private boolean upstreamHeld;
   private boolean retried;
   private boolean finished;
+  private boolean recorded;
 
   public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
     this.flow = Objects.requireNonNull(flow, "flow");
@@ -69,6 +70,11 @@ public final class Exchange {
 
   public boolean requestEnded() {
     return requestState == RequestState.ENDED;
+  }
+
+  /** The leg has already added the flow to the store (full tier: a request shown while it is held). */
+  public void markRecorded() {
+    recorded = true;
   }
 
   public boolean isWebSocket() {
@@ -107,6 +113,13 @@ public final class Exchange {
             "no response from " + flow.request().authority() + " within the response timeout"),
             504, "Gateway Timeout", out);
       }
+    } else if (event instanceof AnsweredLocally e) {
+      onAnsweredLocally(e, out);
+    } else if (event instanceof Aborted e) {
+      flow.fail(e.error());
+      releaseUpstream(out);
+      discardHeld(out);
+      finish(out);
     } else if (event instanceof TunnelClosed) {
       responseState = ResponseState.ENDED;
       flow.timings().responseEnd(clock.getAsLong());
@@ -123,10 +136,28 @@ public final class Exchange {
     if (flow.timings().requestStartNanos() == 0) {
       flow.timings().requestStart(clock.getAsLong());
     }
-    store.add(flow);
+    if (!recorded) {
+      store.add(flow);
+      recorded = true;
+    }
     requestState = RequestState.AWAITING_UPSTREAM;
     upstreamHeld = true;
     out.add(new OpenUpstream(head.scheme(), head.host(), head.port()));
+  }
+
+  private void onAnsweredLocally(AnsweredLocally e, List<ExchangeCommand> out) {
+    if (!recorded) {
+      store.add(flow);
+      recorded = true;
+    }
+    requestState = RequestState.ENDED;
+    releaseUpstream(out);
+    discardHeld(out);
+    flow.response(e.head());
+    flow.timings().responseStart(clock.getAsLong());
+    responseState = ResponseState.STREAMING;
+    out.add(new SendResponseHead(e.head()));
+    store.updated(flow);
   }
 
   private void onRequestData(RequestDataReceived e, List<ExchangeCommand> out) {

@@ -62,6 +62,16 @@ public sealed interface ExchangeEvent {
   /** The origin did not send a response head in time. */
   record ResponseTimedOut() implements ExchangeEvent {}
 
+  /**
+   * Full tier: the request is answered without the origin (a rule, or a breakpoint's "answer now").
+   * The exchange records {@code head} and asks for it to be sent; the body follows as the leg writes
+   * it, then {@link ResponseEnded}.
+   */
+  record AnsweredLocally(ResponseHead head) implements ExchangeEvent {}
+
+  /** Full tier: a breakpoint or rule stopped the exchange; the leg closes or resets the client. */
+  record Aborted(FlowError error) implements ExchangeEvent {}
+
   /** The WebSocket session that followed a 101 ended (both sides closed). */
   record TunnelClosed() implements ExchangeEvent {}
 }

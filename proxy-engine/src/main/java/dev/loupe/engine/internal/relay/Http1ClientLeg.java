@@ -8,6 +8,13 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.intercept.Interception;
+import dev.loupe.engine.intercept.RequestDraft;
+import dev.loupe.engine.intercept.RequestOutcome;
+import dev.loupe.engine.intercept.ResponseDraft;
+import dev.loupe.engine.intercept.ResponseOutcome;
+import dev.loupe.engine.intercept.RuleAction;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
@@ -18,6 +25,8 @@ import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.transport.LegSlot;
 import dev.loupe.engine.internal.transport.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -73,11 +82,25 @@ import javax.net.ssl.SSLSession;
  * client is writable. Pipelined requests wait in {@code inbound} until the previous response ends.
  * Body buffers pass from leg to leg untouched; the capture tap copies at most the capture cap.
  *
+ * <h3>Full tier</h3>
+ * When a rule or breakpoint may want a request ({@link InterceptService#begin}), the exchange is not
+ * started at once: the whole request is collected (up to {@link #FULL_TIER_BODY_LIMIT}), handed to
+ * the {@link Interception}, and only its outcome is fed to the exchange (forwarded, possibly edited
+ * or sent elsewhere; answered locally; or aborted). The origin's response is collected the same way
+ * before it is delivered. Outcomes may arrive on any thread (a user releasing a pause) and hop back
+ * to this loop; on HTTP/2 and HTTP/3 each stream has its own leg, so a paused stream holds nobody
+ * else up. Throttling paces the bodies in timed slices on this loop.
+ *
  * <h3>Threads</h3>
  * Everything runs on the client channel's event loop; server-leg channels are created on the same
  * loop, so no field here needs synchronisation.
  */
 final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
+  /** The most body the full tier holds in memory to intercept one request or response. */
+  static final int FULL_TIER_BODY_LIMIT = 64 << 20;
+  /** Throttled bodies go out in slices this often. */
+  private static final long PACE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
   private final EngineContext engine;
   private final ClientSide side;
   private final ArrayDeque<HttpObject> inbound = new ArrayDeque<>();
@@ -116,6 +139,18 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean tunnelPending;
   /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
   private ByteBuf tunnelEarlyBytes;
+
+  // Full tier: all null/false unless the current exchange is intercepted.
+  private Interception interception;
+  /** The request body being collected, then the origin's response body being collected. */
+  private CompositeByteBuf heldBody;
+  private boolean holdingRequest;
+  private boolean holdingResponse;
+  /** The final response is being written: its head and body pass through. */
+  private boolean delivering;
+  private RequestDraft sentDraft;
+  private ResponseHead originResponseHead;
+  private ScheduledFuture<?> fullTierTimer;
 
   Http1ClientLeg(EngineContext engine, ClientSide side) {
     this.engine = engine;
@@ -222,6 +257,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void feedRequestContent(HttpContent c) {
+    if (holdingRequest && !c.decoderResult().isFailure()) {
+      collectRequest(c);
+      return;
+    }
     if (c.decoderResult().isFailure()) {
       c.release();
       badRequestMidBody(c.decoderResult().cause());
@@ -279,6 +318,14 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Flow flow = newFlow();
     flow.timings().requestStart(now);
     exchange = new Exchange(flow, engine.store(), System::nanoTime);
+    if (!webSocket) {
+      flow.request(head);
+      Interception ic = engine.intercept().begin(flow);
+      if (ic != null) {
+        holdRequest(req, ic);
+        return;
+      }
+    }
     execute(exchange.on(new ExchangeEvent.RequestHeadersReceived(head, webSocket)));
   }
 
@@ -443,9 +490,15 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         upstream.channel().writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
             : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
       } else if (c instanceof ExchangeCommand.SendResponseHead h) {
-        sendResponseHead(h.head());
+        if (interception != null && !delivering && !h.head().informational()) {
+          holdResponse(h.head());
+        } else {
+          sendResponseHead(h.head());
+        }
       } else if (c instanceof ExchangeCommand.SendResponseData d) {
-        if (responseBodyAllowed) {
+        if (holdingResponse) {
+          collectResponse(d.payload());
+        } else if (responseBodyAllowed) {
           writeHeldHead();
           ctx.write(d.payload());
         } else {
@@ -630,11 +683,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       return;
     }
-    String connection = head.headers().get("connection");
-    boolean http10 = head.httpVersion().equals("HTTP/1.0");
-    upstreamKeepAlive = connection == null ? !http10
-        : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
-        : !connection.toLowerCase(Locale.ROOT).contains("close");
+    upstreamKeepAlive = keepsAlive(head);
     responseHeadSent = true;
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
@@ -659,6 +708,15 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.write(response);
+  }
+
+  /** Whether the origin keeps its connection open after {@code head}'s response. */
+  private static boolean keepsAlive(ResponseHead head) {
+    String connection = head.headers().get("connection");
+    boolean http10 = head.httpVersion().equals("HTTP/1.0");
+    return connection == null ? !http10
+        : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
+        : !connection.toLowerCase(Locale.ROOT).contains("close");
   }
 
   private void writeHeldHead() {
@@ -694,6 +752,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void finished() {
+    endFullTier();
     heldHead = null;
     exchange = null;
     request = null;
@@ -743,7 +802,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         engine.connector().advertised(upstream.key(), altSvc, rh.head().headers().get("age"));
       }
     }
-    if (exchange != null) {
+    if (exchange != null && holdingResponse && e instanceof ExchangeEvent.ResponseEnded end) {
+      responseCollected(end.trailers());
+    } else if (exchange != null) {
       execute(exchange.on(e));
     } else if (e instanceof ExchangeEvent.ResponseDataReceived d) {
       ReferenceCountUtil.release(d.payload());
@@ -803,7 +864,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (closing || connectPending || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
-    if (exchange == null) {
+    if (exchange == null || holdingRequest) {
       ctx.read();
       return;
     }
@@ -813,6 +874,351 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else {
         waitingForUpstreamWritable = true;
       }
+    }
+  }
+
+  // ---- full tier ---------------------------------------------------------------------------
+
+  /** Starts collecting the request of an exchange a rule or breakpoint may want. */
+  private void holdRequest(HttpRequest req, Interception ic) {
+    Flow flow = exchange.flow();
+    flow.tier(FlowTier.FULL);
+    interception = ic;
+    holdingRequest = true;
+    heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    exchange.markRecorded();
+    engine.store().add(flow); // shown (and pausable) while it is held
+    if (io.netty.handler.codec.http.HttpUtil.is100ContinueExpected(req)) {
+      // The client waits for a 100 before it sends the body we need to collect.
+      sendResponseHead(new ResponseHead(100, "Continue", "HTTP/1.1", Headers.EMPTY));
+    }
+  }
+
+  private void collectRequest(HttpContent c) {
+    ByteBuf data = c.content();
+    boolean last = c instanceof LastHttpContent;
+    Headers trailers = last ? Http1Messages.toHeaders(((LastHttpContent) c).trailingHeaders()) : null;
+    if (data.isReadable()) {
+      capture(exchange.flow().requestBody(), data);
+      if ((long) heldBody.readableBytes() + data.readableBytes() > FULL_TIER_BODY_LIMIT) {
+        c.release();
+        interceptFailed(413, "Content Too Large", "the request body is larger than the "
+            + dev.loupe.engine.api.ByteSizes.format(FULL_TIER_BODY_LIMIT)
+            + " Loupe holds to intercept a flow; narrow the rule or breakpoint filter");
+        return;
+      }
+      heldBody.addComponent(true, data.retain());
+    }
+    c.release();
+    if (last) {
+      holdingRequest = false;
+      requestCollected(trailers);
+    }
+  }
+
+  private void requestCollected(Headers trailers) {
+    Exchange ex = exchange;
+    Interception ic = interception;
+    byte[] wire = ByteBufUtil.getBytes(heldBody);
+    heldBody.release();
+    heldBody = null;
+    RequestDraft original = RequestDraft.of(ex.flow().request(), wire);
+    java.util.concurrent.CompletionStage<RequestOutcome> stage;
+    try {
+      stage = ic.request(original);
+    } catch (RuntimeException e) {
+      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
+      if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
+        return; // the client left meanwhile
+      }
+      if (error != null) {
+        interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
+        return;
+      }
+      if (outcome instanceof RequestOutcome.Forward f) {
+        forward(ex, original, wire, f.request(), trailers);
+      } else if (outcome instanceof RequestOutcome.Respond r) {
+        sentDraft = original;
+        respond(ex, r.response(), null, null, Headers.EMPTY);
+      } else if (outcome instanceof RequestOutcome.Abort a) {
+        abort(ex, a.reset(), a.why());
+      }
+    }));
+  }
+
+  private static String describe(Throwable t) {
+    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+  }
+
+  /** Sends the (possibly edited) request upstream through the exchange, after any throttle latency. */
+  private void forward(Exchange ex, RequestDraft original, byte[] originalWire, RequestDraft draft, Headers trailers) {
+    RequestHead head;
+    try {
+      head = draft.toHead();
+    } catch (IllegalArgumentException e) {
+      interceptFailed(502, "Bad Gateway", "the edited request cannot be sent: " + e.getMessage());
+      return;
+    }
+    boolean sameBody = java.util.Arrays.equals(draft.body(), original.body())
+        && java.util.Objects.equals(draft.headers().get("content-encoding"), original.headers().get("content-encoding"));
+    byte[] body = sameBody ? originalWire : draft.wireBody();
+    // The body is complete: no 100-continue dance with the origin, and an exact length.
+    head = head.withHeaders(withLength(head.headers().without("expect"), body.length,
+        body.length > 0 || original.headers().contains("content-length")));
+    if (!draft.sameAs(original)) {
+      ex.flow().requestModified(head, dev.loupe.engine.flow.Body.of(body));
+    }
+    sentDraft = draft;
+    RequestHead sent = head;
+    RuleAction.Throttle throttle = interception.throttle();
+    Runnable go = () -> {
+      if (exchange != ex || ex.finished()) {
+        return;
+      }
+      execute(ex.on(new ExchangeEvent.RequestHeadersReceived(sent, false)));
+      pace(ex, body, throttle, (slice, n) -> {
+        execute(ex.on(new ExchangeEvent.RequestDataReceived(new DefaultHttpContent(slice), n)));
+        if (upstream != null) {
+          upstream.channel().flush(); // a paced slice goes now, not with the next read's batch
+        }
+      }, () -> execute(ex.on(new ExchangeEvent.RequestEnded(trailers))));
+    };
+    later(ex, throttle == null ? 0 : throttle.latencyMillis(), go);
+  }
+
+  /** The origin's final response head arrived on an intercepted exchange: collect the response. */
+  private void holdResponse(ResponseHead head) {
+    cancelResponseTimer();
+    holdingResponse = true;
+    originResponseHead = head;
+    upstreamKeepAlive = keepsAlive(head);
+    heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+  }
+
+  private void collectResponse(Object payload) {
+    ByteBuf data = payload instanceof HttpContent c ? c.content() : (ByteBuf) payload;
+    if ((long) heldBody.readableBytes() + data.readableBytes() > FULL_TIER_BODY_LIMIT) {
+      ReferenceCountUtil.release(payload);
+      interceptFailed(502, "Bad Gateway", "the response body is larger than the "
+          + dev.loupe.engine.api.ByteSizes.format(FULL_TIER_BODY_LIMIT)
+          + " Loupe holds to intercept a flow; narrow the rule or breakpoint filter");
+      return;
+    }
+    heldBody.addComponent(true, data.retain());
+    ReferenceCountUtil.release(payload);
+  }
+
+  private void responseCollected(Headers trailers) {
+    Exchange ex = exchange;
+    Interception ic = interception;
+    holdingResponse = false;
+    byte[] wire = ByteBufUtil.getBytes(heldBody);
+    heldBody.release();
+    heldBody = null;
+    releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
+    ResponseDraft original = ResponseDraft.of(originResponseHead, wire);
+    respond(ex, original, original, wire, trailers);
+  }
+
+  /**
+   * Runs the response side for {@code draft} and delivers the outcome. {@code original} and
+   * {@code originalWire} are the origin's response, or null for a local answer.
+   */
+  private void respond(Exchange ex, ResponseDraft draft, ResponseDraft original, byte[] originalWire,
+      Headers trailers) {
+    java.util.concurrent.CompletionStage<ResponseOutcome> stage;
+    try {
+      stage = interception.response(sentDraft, draft);
+    } catch (RuntimeException e) {
+      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
+      if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
+        return;
+      }
+      if (error != null) {
+        interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
+      } else if (outcome instanceof ResponseOutcome.Deliver d) {
+        RuleAction.Throttle t = interception.throttle();
+        later(ex, t == null ? 0 : t.latencyMillis(), () -> deliver(ex, d.response(), original, originalWire, trailers));
+      } else if (outcome instanceof ResponseOutcome.Abort a) {
+        abort(ex, a.reset(), a.why());
+      }
+    }));
+  }
+
+  private void deliver(Exchange ex, ResponseDraft draft, ResponseDraft original, byte[] originalWire,
+      Headers trailers) {
+    if (exchange != ex || ex.finished()) {
+      return;
+    }
+    boolean sameBody = original != null && java.util.Arrays.equals(draft.body(), original.body())
+        && java.util.Objects.equals(draft.headers().get("content-encoding"), original.headers().get("content-encoding"));
+    byte[] body = sameBody ? originalWire : draft.wireBody();
+    ResponseHead head = draft.toHead();
+    if (Http1Messages.bodyAllowed(request.method().name(), head.status())) {
+      head = new ResponseHead(head.status(), head.reason(), head.httpVersion(),
+          withLength(head.headers(), body.length, true));
+    }
+    delivering = true;
+    if (original == null) {
+      execute(ex.on(new ExchangeEvent.AnsweredLocally(head))); // records it and sends the head
+      if (exchange != ex) {
+        return;
+      }
+      if (body.length > 0) {
+        ex.flow().responseBody().append(ByteBuffer.wrap(body));
+      }
+    } else {
+      if (!draft.sameAs(original)) {
+        ex.flow().responseModified(head, dev.loupe.engine.flow.Body.of(body));
+      }
+      sendResponseHead(head);
+    }
+    pace(ex, body, interception.throttle(), (slice, n) -> {
+      if (responseBodyAllowed) {
+        writeHeldHead();
+        ctx.write(new DefaultHttpContent(slice));
+        ctx.flush();
+      } else {
+        slice.release();
+      }
+    }, () -> execute(ex.on(new ExchangeEvent.ResponseEnded(trailers))));
+  }
+
+  /** Stops the exchange on purpose: the client's stream is reset, or its connection closed (reset). */
+  private void abort(Exchange ex, boolean reset, String why) {
+    Channel ch = ctx.channel();
+    closing = true;
+    releaseInbound();
+    if (ch instanceof io.netty.handler.codec.http2.Http2StreamChannel) {
+      ctx.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2ResetFrame(reset
+          ? io.netty.handler.codec.http2.Http2Error.REFUSED_STREAM : io.netty.handler.codec.http2.Http2Error.CANCEL));
+    } else if (ch instanceof io.netty.handler.codec.quic.QuicStreamChannel) {
+      Http3Streams.reset(ch, reset ? io.netty.handler.codec.http3.Http3ErrorCode.H3_REQUEST_REJECTED
+          : io.netty.handler.codec.http3.Http3ErrorCode.H3_REQUEST_CANCELLED);
+    } else if (reset) {
+      ch.config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0); // close with RST
+    }
+    execute(ex.on(new ExchangeEvent.Aborted(new FlowError(FlowError.Kind.ABORTED, why))));
+    if (!side.multiplexed()) {
+      ctx.close();
+    }
+  }
+
+  /** The full tier cannot go on with this exchange: answer with an error page naming why. */
+  private void interceptFailed(int status, String reason, String detail) {
+    Exchange ex = exchange;
+    Interception ic = interception;
+    endFullTier();
+    if (ic != null) {
+      ic.cancel();
+    }
+    ex.flow().fail(new FlowError(FlowError.Kind.INTERNAL, detail));
+    if (!responseHeadSent) {
+      writeError(status, reason, detail, FlowError.Kind.INTERNAL, true);
+    } else {
+      closing = true;
+      ctx.close();
+    }
+    execute(ex.on(new ExchangeEvent.ClientGone(detail)));
+  }
+
+  /** Headers for a body of {@code length} bytes: no Transfer-Encoding, an exact Content-Length. */
+  private static Headers withLength(Headers headers, int length, boolean declare) {
+    Headers h = headers.without("transfer-encoding");
+    return declare ? h.with(h.contains("content-length") ? contentLengthName(h) : "content-length",
+        Integer.toString(length)) : h.without("content-length");
+  }
+
+  private static String contentLengthName(Headers h) {
+    for (Headers.Field f : h.fields()) {
+      if (f.name().equalsIgnoreCase("content-length")) {
+        return f.name();
+      }
+    }
+    return "content-length";
+  }
+
+  /** Runs {@code task} on this loop after {@code millis} (at once when 0), unless the exchange ended. */
+  private void later(Exchange ex, long millis, Runnable task) {
+    if (millis <= 0) {
+      task.run();
+      return;
+    }
+    fullTierTimer = ctx.executor().schedule(() -> {
+      fullTierTimer = null;
+      if (exchange == ex && !ex.finished()) {
+        task.run();
+      }
+    }, millis, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Emits {@code body} as slices, at the throttle's rate if there is one (a slice every
+   * {@link #PACE_TICK_NANOS}; the end comes when {@code length / rate} has passed), then runs
+   * {@code end}. Slices are new buffers owned by {@code emit}.
+   */
+  private void pace(Exchange ex, byte[] body, RuleAction.Throttle throttle,
+      java.util.function.BiConsumer<ByteBuf, Integer> emit, Runnable end) {
+    long rate = throttle == null ? 0 : throttle.bytesPerSecond();
+    if (rate <= 0) {
+      if (body.length > 0) {
+        emit.accept(Unpooled.wrappedBuffer(body), body.length);
+      }
+      if (exchange == ex && !ex.finished()) {
+        end.run();
+      }
+      return;
+    }
+    int slice = (int) Math.max(1, Math.min(body.length, rate * PACE_TICK_NANOS / TimeUnit.SECONDS.toNanos(1)));
+    long start = System.nanoTime();
+    new Object() {
+      int sent;
+
+      void tick() {
+        fullTierTimer = null;
+        if (exchange != ex || ex.finished()) {
+          return;
+        }
+        if (sent < body.length) {
+          int n = Math.min(slice, body.length - sent);
+          emit.accept(Unpooled.wrappedBuffer(body, sent, n), n);
+          sent += n;
+        }
+        if (exchange != ex || ex.finished()) {
+          return;
+        }
+        // The time by which `sent` bytes are due at the rate: the next slice (or the end) waits for it.
+        long due = start + sent * TimeUnit.SECONDS.toNanos(1) / rate;
+        long wait = due - System.nanoTime();
+        if (sent >= body.length && wait <= 0) {
+          end.run();
+          return;
+        }
+        fullTierTimer = ctx.executor().schedule(this::tick, Math.max(0, wait), TimeUnit.NANOSECONDS);
+      }
+    }.tick();
+  }
+
+  /** Forgets the current exchange's full-tier state and frees what it holds. */
+  private void endFullTier() {
+    interception = null;
+    holdingRequest = false;
+    holdingResponse = false;
+    delivering = false;
+    sentDraft = null;
+    originResponseHead = null;
+    if (heldBody != null) {
+      heldBody.release();
+      heldBody = null;
+    }
+    if (fullTierTimer != null) {
+      fullTierTimer.cancel(false);
+      fullTierTimer = null;
     }
   }
 
@@ -944,9 +1350,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     closing = true;
     releaseInbound();
     releaseEarlyBytes();
+    if (interception != null) {
+      interception.cancel(); // a pause for a client that left ends without an outcome
+    }
     if (exchange != null) {
       execute(exchange.on(new ExchangeEvent.ClientGone(Http3Streams.cancelReason(ctx.channel()))));
     }
+    endFullTier();
     if (upstream != null) {
       releaseUpstream(false);
     }
@@ -970,6 +1380,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
+    endFullTier();
     releaseInbound();
     releaseEarlyBytes();
   }

@@ -134,6 +134,14 @@ public final class Http3Streams {
     }
   }
 
+  /** Resets a client stream in both directions with {@code code} (a breakpoint abort or a block rule). */
+  static void reset(Channel ch, Http3ErrorCode code) {
+    QuicStreamChannel stream = (QuicStreamChannel) ch;
+    if (stream.isActive()) {
+      stream.shutdown(code.code()).addListener(f -> stream.close());
+    }
+  }
+
   private static Http3ErrorCode errorCode(long code) {
     for (Http3ErrorCode c : Http3ErrorCode.values()) {
       if (c.code() == code) {
