@@ -29,6 +29,8 @@ import javafx.collections.ObservableList;
 public final class InterceptListModel<T extends InterceptList.Entry> implements AutoCloseable {
   private final InterceptList<T> list;
   private final ObservableList<T> entries = FXCollections.observableArrayList();
+  /** One wrapper for every caller: a wrapper only forwards changes while something holds it. */
+  private final ObservableList<T> readOnly = FXCollections.unmodifiableObservableList(entries);
   private final BooleanProperty active = new SimpleBooleanProperty(this, "active");
   private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper(this, "message", "");
   private final AutoCloseable subscription;
@@ -45,7 +47,7 @@ public final class InterceptListModel<T extends InterceptList.Entry> implements 
 
   /** The entries in order (UI thread; read-only: change them with the commands). */
   public ObservableList<T> entries() {
-    return FXCollections.unmodifiableObservableList(entries);
+    return readOnly;
   }
 
   /** The whole list's switch (the toolbar's "Breakpoints", the rules window's "Rules on"). */

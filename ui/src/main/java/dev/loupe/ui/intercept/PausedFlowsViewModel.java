@@ -18,6 +18,8 @@ import javafx.collections.ObservableList;
  */
 public final class PausedFlowsViewModel implements AutoCloseable {
   private final ObservableList<PausedFlow> paused = FXCollections.observableArrayList();
+  /** One wrapper for every caller: a wrapper only forwards changes while something holds it. */
+  private final ObservableList<PausedFlow> readOnly = FXCollections.unmodifiableObservableList(paused);
   private final ReadOnlyIntegerWrapper count = new ReadOnlyIntegerWrapper(this, "count");
   private final AutoCloseable subscription;
 
@@ -57,7 +59,7 @@ public final class PausedFlowsViewModel implements AutoCloseable {
 
   /** The paused flows (UI thread). */
   public ObservableList<PausedFlow> pausedFlows() {
-    return FXCollections.unmodifiableObservableList(paused);
+    return readOnly;
   }
 
   public ReadOnlyIntegerProperty countProperty() {

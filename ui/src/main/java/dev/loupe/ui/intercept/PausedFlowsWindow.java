@@ -119,12 +119,11 @@ public final class PausedFlowsWindow {
     stage.setScene(scene);
   }
 
-  /** "#12 request  POST api.example.com/users". */
+  /** Two lines: "#12  POST  at request" and "api.example.com/users". */
   static String describe(PausedFlow p) {
     RequestDraft r = p.request();
-    String where = r.url().replaceFirst("^https?://", "");
-    return "#" + p.flow().id() + "  " + (p.phase() == Flow.Paused.REQUEST ? "request" : "response") + "  "
-        + r.method() + " " + where;
+    return "#" + p.flow().id() + "  " + r.method() + "  at " + (p.phase() == Flow.Paused.REQUEST ? "request" : "response")
+        + "\n" + r.url().replaceFirst("^https?://", "");
   }
 
   private void show(PausedFlow p) {

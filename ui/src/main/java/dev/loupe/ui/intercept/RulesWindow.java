@@ -7,7 +7,7 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -361,9 +361,12 @@ public final class RulesWindow {
     return c;
   }
 
-  /** A column of check boxes showing {@code get} of each entry; clicking one calls {@code set}. */
+  /**
+   * A column of check boxes showing {@code get} of each entry; clicking one calls {@code set}, which
+   * returns null or a problem (the list did not change, so the box goes back).
+   */
   private static <T> TableColumn<T, T> checkColumn(String name, double width, String styleClass, Predicate<T> get,
-      BiConsumer<T, Boolean> set) {
+      BiFunction<T, Boolean, String> set) {
     TableColumn<T, T> c = new TableColumn<>(name);
     c.setPrefWidth(width);
     c.setSortable(false);
@@ -377,8 +380,8 @@ public final class RulesWindow {
         setAlignment(Pos.CENTER);
         box.setOnAction(e -> {
           T item = getItem();
-          if (item != null) {
-            set.accept(item, box.isSelected());
+          if (item != null && set.apply(item, box.isSelected()) != null) {
+            box.setSelected(get.test(item));
           }
         });
       }
