@@ -211,17 +211,27 @@ public final class InterceptControls implements AutoCloseable {
     return pausedWindow;
   }
 
-  /** Stops listening and closes the windows; paused flows are left to the app ({@code releaseAll()} on exit). */
+  /**
+   * Stops listening and closes the windows (any thread; it never waits). Paused flows are left to
+   * the app, which releases them all on exit.
+   */
   @Override
   public void close() {
     paused.close();
     rules.close();
     breakpoints.close();
-    if (rulesWindow != null) {
-      rulesWindow.stage().hide();
-    }
-    if (pausedWindow != null) {
-      pausedWindow.stage().hide();
+    Runnable hide = () -> {
+      if (rulesWindow != null) {
+        rulesWindow.stage().hide();
+      }
+      if (pausedWindow != null) {
+        pausedWindow.stage().hide();
+      }
+    };
+    if (javafx.application.Platform.isFxApplicationThread()) {
+      hide.run();
+    } else {
+      javafx.application.Platform.runLater(hide); // never wait for the UI thread here
     }
   }
 }
