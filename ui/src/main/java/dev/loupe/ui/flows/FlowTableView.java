@@ -14,7 +14,7 @@ import javafx.scene.control.TableView;
  * The live flow table: a virtualized {@link TableView} over the view model's visible rows, sortable
  * by any column (arrival order otherwise), with a column chooser, and row colours for errors and
  * flows in flight ({@code flow-error}, {@code flow-in-flight} style classes); a flow paused at a
- * breakpoint gets {@code flow-paused} and "⏸ request" or "⏸ response" in its Status column.
+ * breakpoint gets {@code flow-paused} and "paused" in its Status column.
  */
 public final class FlowTableView extends TableView<FlowRow> {
   private static final DateTimeFormatter TIME =
@@ -88,8 +88,11 @@ public final class FlowTableView extends TableView<FlowRow> {
           setText(null);
           return;
         }
+        setTooltip(null);
         if (r.paused() != null) {
-          setText(r.paused() == dev.loupe.engine.flow.Flow.Paused.REQUEST ? "⏸ request" : "⏸ response");
+          setText("paused");
+          setTooltip(new javafx.scene.control.Tooltip(r.paused() == dev.loupe.engine.flow.Flow.Paused.REQUEST
+              ? "Paused before the request goes to the server" : "Paused before the response goes to the client"));
           getStyleClass().add("status-paused");
           return;
         }

@@ -12,7 +12,7 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TextField;
 
 /**
- * Table columns whose cells are always editors (a text field or a combo box) bound both ways to a
+ * Table columns whose cells are always editors (a text field or a combo box) kept in step with a
  * property of the row: no edit mode to enter and no commit to forget, which suits the short
  * editable tables of the intercept windows (headers, rewrite rows). Focusing an editor selects
  * its row, so Remove/Up/Down act on the row being edited.
@@ -29,14 +29,30 @@ final class BoundCells {
     }, f -> ((TextField) f).textProperty(), property);
   }
 
-  /** A column of combo boxes offering {@code values} over {@code property} of each row. */
+  /** A column of combo boxes offering {@code values} (shown as {@code label} says) over {@code property} of each row. */
   @SafeVarargs
   static <R, E> TableColumn<R, R> choice(String name, double width, String styleClass,
-      Function<R, ? extends Property<E>> property, E... values) {
+      Function<R, ? extends Property<E>> property, Function<E, String> label, E... values) {
     return column(name, width, () -> {
       ComboBox<E> c = new ComboBox<>(FXCollections.observableArrayList(values));
       c.getStyleClass().add(styleClass);
       c.setMaxWidth(Double.MAX_VALUE);
+      c.setConverter(new javafx.util.StringConverter<>() {
+        @Override
+        public String toString(E e) {
+          return e == null ? "" : label.apply(e);
+        }
+
+        @Override
+        public E fromString(String s) {
+          for (E e : values) {
+            if (label.apply(e).equals(s)) {
+              return e;
+            }
+          }
+          return null;
+        }
+      });
       return c;
     }, c -> {
       @SuppressWarnings("unchecked")
@@ -53,7 +69,10 @@ final class BoundCells {
     c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(cd.getValue()));
     c.setCellFactory(col -> new TableCell<>() {
       private final Control control = editor.get();
+      private final Property<V> shown = editorValue.apply(control);
+      private final javafx.beans.value.ChangeListener<V> fromRow = (o, was, now) -> show(now);
       private Property<V> bound;
+      private boolean showing;
 
       {
         setContentDisplay(ContentDisplay.GRAPHIC_ONLY);
@@ -62,14 +81,29 @@ final class BoundCells {
             getTableView().getSelectionModel().clearAndSelect(getIndex());
           }
         });
+        // Only a change the user makes in a control on screen goes to the row: a cell the table
+        // discarded (or is re-pointing at another row) must not write its stale value back.
+        shown.addListener((o, was, now) -> {
+          if (!showing && bound != null && control.getScene() != null && !java.util.Objects.equals(now, bound.getValue())) {
+            bound.setValue(now);
+          }
+        });
+      }
+
+      private void show(V v) {
+        showing = true;
+        try {
+          shown.setValue(v);
+        } finally {
+          showing = false;
+        }
       }
 
       @Override
       protected void updateItem(R item, boolean empty) {
         super.updateItem(item, empty);
-        Property<V> value = editorValue.apply(control);
         if (bound != null) {
-          value.unbindBidirectional(bound);
+          bound.removeListener(fromRow);
           bound = null;
         }
         if (empty || item == null) {
@@ -77,8 +111,8 @@ final class BoundCells {
           return;
         }
         bound = property.apply(item);
-        value.setValue(bound.getValue());
-        value.bindBidirectional(bound);
+        show(bound.getValue());
+        bound.addListener(fromRow);
         setGraphic(control);
       }
     });

@@ -186,9 +186,9 @@ final class RuleEditorDialog {
     table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
     table.setPlaceholder(new Label("No changes yet: Add one"));
     table.getColumns().add(BoundCells.choice("Side", 120, "op-side", RuleEditorViewModel.OpRow::sideProperty,
-        RewriteOp.Side.values()));
+        side -> side == RewriteOp.Side.REQUEST ? "Request" : "Response", RewriteOp.Side.values()));
     table.getColumns().add(BoundCells.choice("Change", 170, "op-kind", RuleEditorViewModel.OpRow::kindProperty,
-        RewriteOp.Kind.values()));
+        RuleEditorDialog::kindLabel, RewriteOp.Kind.values()));
     table.getColumns().add(BoundCells.text("Header or regex", 200, "op-match", RuleEditorViewModel.OpRow::matchProperty));
     table.getColumns().add(BoundCells.text("Value or replacement", 240, "op-value", RuleEditorViewModel.OpRow::valueProperty));
     Button add = new Button("Add");
@@ -218,6 +218,19 @@ final class RuleEditorDialog {
     VBox box = new VBox(6, table, buttons, help);
     VBox.setVgrow(table, Priority.ALWAYS);
     return box;
+  }
+
+  /** "Set header", "Replace in body", … */
+  static String kindLabel(RewriteOp.Kind k) {
+    return switch (k) {
+      case SET_HEADER -> "Set header";
+      case ADD_HEADER -> "Add header";
+      case REMOVE_HEADER -> "Remove header";
+      case REPLACE_URL -> "Replace in URL";
+      case REPLACE_QUERY -> "Replace in query";
+      case REPLACE_BODY -> "Replace in body";
+      case SET_STATUS -> "Set status";
+    };
   }
 
   private void moveOp(TableView<RuleEditorViewModel.OpRow> table, int by) {
@@ -307,6 +320,7 @@ final class RuleEditorDialog {
   static Label note(String text) {
     Label l = new Label(text);
     l.setWrapText(true);
+    l.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE); // wrap instead of cutting the text off
     l.getStyleClass().add("intercept-note");
     return l;
   }

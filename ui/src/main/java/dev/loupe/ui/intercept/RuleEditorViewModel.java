@@ -145,7 +145,11 @@ public final class RuleEditorViewModel {
   private final StringProperty stripPrefix = new SimpleStringProperty(this, "stripPrefix", "");
   private final StringProperty remoteUrl = new SimpleStringProperty(this, "remoteUrl", "");
   private final BooleanProperty keepPath = new SimpleBooleanProperty(this, "keepPath", true);
-  private final ObservableList<OpRow> ops = FXCollections.observableArrayList(OpRow::observables);
+  /**
+   * No extractor: a row's own changes are watched by listeners ({@link #listen}), so a table over
+   * the list is not told to rebuild its cells on every keystroke.
+   */
+  private final ObservableList<OpRow> ops = FXCollections.observableArrayList();
   private final ObjectProperty<RuleAction.Block.Mode> blockMode =
       new SimpleObjectProperty<>(this, "blockMode", RuleAction.Block.Mode.RESPOND);
   private final StringProperty blockStatus = new SimpleStringProperty(this, "blockStatus", "403");
@@ -205,11 +209,29 @@ public final class RuleEditorViewModel {
   }
 
   private void listen() {
+    javafx.beans.InvalidationListener check = x -> validate();
     for (Observable o : new Observable[] {name, filter, enabled, localPath, stripPrefix, remoteUrl, keepPath, ops,
         blockMode, blockStatus, rate, rateUnit, latency}) {
-      o.addListener(x -> validate());
+      o.addListener(check);
     }
+    ops.forEach(row -> watch(row, check));
+    ops.addListener((javafx.collections.ListChangeListener<OpRow>) c -> {
+      while (c.next()) {
+        c.getAddedSubList().forEach(row -> watch(row, check));
+        c.getRemoved().forEach(row -> {
+          for (Observable o : row.observables()) {
+            o.removeListener(check);
+          }
+        });
+      }
+    });
     validate();
+  }
+
+  private static void watch(OpRow row, javafx.beans.InvalidationListener check) {
+    for (Observable o : row.observables()) {
+      o.addListener(check);
+    }
   }
 
   public Type type() {

@@ -95,9 +95,9 @@ public final class RulesWindow {
 
     TableView<Rule> ruleTable = new TableView<>(rules.entries());
     ruleTable.getColumns().add(checkColumn("On", 44, "entry-enabled", Rule::enabled, (r, on) -> rules.enable(r.id(), on)));
-    ruleTable.getColumns().add(textColumn("Name", 200, Rule::name));
-    ruleTable.getColumns().add(textColumn("Filter", 220, r -> r.filter().isBlank() ? "(all flows)" : r.filter()));
-    ruleTable.getColumns().add(textColumn("Action", 320, r -> r.action().describe()));
+    ruleTable.getColumns().add(textColumn("Name", 170, Rule::name));
+    ruleTable.getColumns().add(textColumn("Filter", 270, r -> r.filter().isBlank() ? "(all flows)" : r.filter()));
+    ruleTable.getColumns().add(textColumn("Action", 380, r -> r.action().describe()));
     MenuButton addRule = new MenuButton("Add");
     addRule.setId("rules-add");
     for (RuleEditorViewModel.Type t : RuleEditorViewModel.Type.values()) {
@@ -143,7 +143,7 @@ public final class RulesWindow {
     tabs.setId("rules-tabs");
     tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
     tabs.getTabs().addAll(rulesTab, breakpointsTab);
-    Scene scene = new Scene(tabs, 920, 520);
+    Scene scene = new Scene(tabs, 1060, 520);
     if (owner != null) {
       stage.initOwner(owner);
       if (owner.getScene() != null) {

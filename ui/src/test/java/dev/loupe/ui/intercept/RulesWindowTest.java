@@ -91,6 +91,13 @@ class RulesWindowTest {
     return service.rules().entries().stream().map(Rule::name).toList();
   }
 
+  /** The node {@code query} finds in table row {@code row} (a cell's editor). */
+  private static Node inRow(FxRobot robot, String query, int row) {
+    return robot.lookup(query).queryAll().stream()
+        .filter(n -> n.getParent() instanceof TableCell<?, ?> cell && cell.getIndex() == row && cell.getItem() != null)
+        .findFirst().orElseThrow(() -> new AssertionError("no " + query + " in row " + row));
+  }
+
   /** The check box of style class {@code styleClass} in row {@code row} of {@code table}. */
   private static CheckBox checkBox(FxRobot robot, String table, String styleClass, int row) {
     return robot.lookup(table + " ." + styleClass).queryAllAs(CheckBox.class).stream()
@@ -184,6 +191,29 @@ class RulesWindowTest {
     // the list's switch
     robot.clickOn("#rules-active");
     assertThat(service.rules().active()).isFalse();
+  }
+
+  @Test
+  void aRewriteRuleIsBuiltRowByRowInItsTable(FxRobot robot) {
+    robot.clickOn("#rules-add").clickOn("Rewrite…");
+    robot.clickOn("#rule-filter").write("~d api.shop.test");
+    assertThat(robot.lookup("#rule-error").queryAs(Label.class).getText()).isEqualTo("Row 1: invalid header name: \"\"");
+    robot.clickOn(robot.lookup("#rule-ops .op-match").queryAs(javafx.scene.control.TextField.class)).write("X-Debug");
+    robot.clickOn(robot.lookup("#rule-ops .op-value").queryAs(javafx.scene.control.TextField.class)).write("on");
+    robot.clickOn("#rule-ops-add");
+    robot.clickOn(inRow(robot, "#rule-ops .op-kind", 1)).clickOn("Replace in body");
+    robot.clickOn(inRow(robot, "#rule-ops .op-side", 1)).clickOn("Response");
+    javafx.scene.control.TextField match = robot.lookup("#rule-ops .op-match").queryAllAs(javafx.scene.control.TextField.class)
+        .stream().filter(f -> f.getText().isEmpty()).findFirst().orElseThrow();
+    robot.clickOn(match).write("\"debug\":false");
+    robot.push(KeyCode.TAB).write("\"debug\":true");
+    robot.clickOn("#rule-save");
+    assertThat(service.rules().entries()).singleElement().satisfies(r -> assertThat(r.action()).isEqualTo(
+        new RuleAction.Rewrite(List.of(
+            new dev.loupe.engine.intercept.RewriteOp(dev.loupe.engine.intercept.RewriteOp.Side.REQUEST,
+                dev.loupe.engine.intercept.RewriteOp.Kind.SET_HEADER, "X-Debug", "on"),
+            new dev.loupe.engine.intercept.RewriteOp(dev.loupe.engine.intercept.RewriteOp.Side.RESPONSE,
+                dev.loupe.engine.intercept.RewriteOp.Kind.REPLACE_BODY, "\"debug\":false", "\"debug\":true")))));
   }
 
   @Test
