@@ -61,7 +61,12 @@ QUICK = dict(arms="reverse-tls-h1h1:13+post64k,regular-tls-h1h1:13,tunnel-tls-h1
              conc="8,64", reps=2, duration=1.5, warmup=0.5, proxy_warmup=3)
 
 ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2|h3)(h1|h2)$")
-SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy")
+SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy", "loupe-full")
+# "loupe-full": a second Loupe with one rule that matches every flow (a request-header rewrite), so
+# every flow takes the full tier (collected whole, rules run, re-sent) instead of the relay tier.
+# Only measured when --systems names it; its rows get a "÷ loupe" column (full ÷ relay, same run).
+FULL_TIER_RULES = ('[{"name": "every flow", "enabled": true, "filter": "", "action": {"type": "rewrite", '
+                   '"ops": [{"side": "REQUEST", "kind": "SET_HEADER", "match": "X-Loupe-Bench", "value": "1"}]}}]')
 
 
 def log(msg):
@@ -270,7 +275,7 @@ class Env:
         self.logs.mkdir(parents=True)
         self.procs = []
         (self.O_TLS, self.O_TLS1, self.O_CLR, self.O_H2C,
-         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY) = free_ports(10)
+         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY, self.LOUPE_FULL) = free_ports(11)
         self.h3_ca = {}  # system -> CA file LoadGen trusts for its HTTP/3 listener
         self.nginx_bin = shutil.which("nginx") or "/usr/sbin/nginx"
         self.pin = parse_pin(args.pin)
@@ -418,11 +423,12 @@ http {{
             return self.O_TLS1 if proto == "h1" else self.O_TLS
         return self.O_CLR if proto == "h1" else self.O_H2C
 
-    def start_loupe(self, arm):
+    def start_loupe(self, arm, full=False):
         a = self.args
         confdir = self.w / "loupe-conf"
+        port = self.LOUPE_FULL if full else self.LOUPE
         argv = ["java"] + a.loupe_java_opts.split() + [
-            "-jar", a.loupe_jar, "--headless", "-q", "--listen", "127.0.0.1:%d" % self.LOUPE,
+            "-jar", a.loupe_jar, "--headless", "-q", "--listen", "127.0.0.1:%d" % port,
             "--confdir", str(confdir), "--trust-ca", str(self.ca),
             "--upstream-protocol", arm.origin]
         if arm.mode == "reverse":
@@ -430,8 +436,12 @@ http {{
         elif arm.mode == "tunnel":
             argv += ["--ignore-hosts", r"^127\.0\.0\.1(:\d+)?$"]
         argv += a.loupe_args.split()
-        p = self.start("loupe-" + arm.name, argv, self.pin.get("proxy"))
-        self.wait_up(p, arm, self.LOUPE)
+        if full:
+            rules = self.w / "full-tier-rules.json"
+            rules.write_text(FULL_TIER_RULES)
+            argv += ["--rules", str(rules)]
+        p = self.start(("loupe-full-" if full else "loupe-") + arm.name, argv, self.pin.get("proxy"))
+        self.wait_up(p, arm, port)
         if arm.client == "h3":
             # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
             r = subprocess.run(["java", "-jar", a.loupe_jar, "ca", "path", "--confdir", str(confdir)],
@@ -439,7 +449,7 @@ http {{
             path = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
             if not path or not os.path.isfile(path):
                 die("loupe ca path printed %r (stderr %r)" % (r.stdout, r.stderr[-300:]))
-            self.h3_ca["loupe"] = path
+            self.h3_ca["loupe-full" if full else "loupe"] = path
         return p
 
     def start_caddy(self, arm):
@@ -732,7 +742,7 @@ class Probe:
         if arm.client == "h3":
             # an IP literal: Netty's QUIC client sends no SNI for "localhost" (the listener then
             # answers with its default certificate); the certificates name 127.0.0.1 too
-            port = {"loupe": env.LOUPE, "caddy": env.CADDY}[system]
+            port = {"loupe": env.LOUPE, "caddy": env.CADDY, "loupe-full": env.LOUPE_FULL}[system]
             return "https://127.0.0.1:%d" % port, None, "loadgen"
         if system == "direct":
             port = env.origin_port(arm, arm.client)
@@ -743,10 +753,10 @@ class Probe:
             return url, None, gen
         if arm.mode == "reverse":
             port = {"nginx": {"tls": env.N_TLS, "clear": env.N_H2C if arm.client == "h2" else env.N_CLR}[arm.tls],
-                    "loupe": env.LOUPE, "mitmdump": env.MITM}[system]
+                    "loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL}[system]
             return "%s://127.0.0.1:%d" % (arm.scheme, port), None, "h2load"
         url = "%s://127.0.0.1:%d" % (arm.scheme, env.origin_port(arm, arm.origin))
-        port = {"loupe": env.LOUPE, "mitmdump": env.MITM}[system]
+        port = {"loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL}[system]
         return url, "127.0.0.1:%d" % port, "loadgen"
 
     def gen_for(self, gen):
@@ -907,6 +917,8 @@ class Probe:
         s = arm.systems()
         if self.args.systems:
             s = [x for x in s if x in self.args.systems]
+            if "loupe-full" in self.args.systems and "loupe" in arm.systems():
+                s.append("loupe-full")
         if not shutil.which("mitmdump") and "mitmdump" in s:
             s.remove("mitmdump")
         return s
@@ -920,6 +932,8 @@ class Probe:
         try:
             if "loupe" in systems:
                 procs["loupe"] = env.start_loupe(arm)
+            if "loupe-full" in systems:
+                procs["loupe-full"] = env.start_loupe(arm, full=True)
             if "mitmdump" in systems:
                 procs["mitmdump"] = env.start_mitmdump(arm)
             if "caddy" in systems:
@@ -945,7 +959,7 @@ class Probe:
                                 die("%s died during arm %s (log in %s)" % (s, arm.name, env.logs))
                             self.step(env, arm, s, p, body, conc, rep, i + 1, a.warmup, a.duration)
         finally:
-            for s in ("loupe", "mitmdump", "caddy"):
+            for s in ("loupe", "mitmdump", "caddy", "loupe-full"):
                 if procs.get(s) is not None:
                     env.stop(procs[s])
 
@@ -1116,6 +1130,8 @@ class Probe:
                 systems = list(dict.fromkeys(k[1] for k in keys if k[0] == arm and k[2] == body))
                 out.append("### %s, %s %s\n" % (arm, BODIES[body][0], body))
                 peers = ("caddy",) if "caddy" in systems else ("nginx", "mitmdump", "direct")
+                if "loupe-full" in systems:
+                    peers += ("loupe",)  # the full tier ÷ the relay tier, same run
                 out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | "
                            + " | ".join("÷ " + p for p in peers) + " |")
                 out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(peers))

@@ -55,12 +55,15 @@ final class DesktopSettings {
     if (!given.hasMatchedOption("--insecure")) {
       cmd.insecure = !s.verifyUpstreamTls();
     }
+    if (!given.hasMatchedOption("--pause-timeout")) {
+      cmd.pauseTimeoutSeconds = s.pauseTimeoutSeconds();
+    }
   }
 
   /** The settings as they apply now, for the dialog to start from. */
   static Settings current(Settings saved, LoupeCommand cmd, String listening) {
     return new Settings(listening, cmd.ignoreHosts, cmd.upstreamProxy == null ? "" : cmd.upstreamProxy, cmd.bodyCap,
-        !cmd.insecure, saved.theme());
+        !cmd.insecure, saved.theme(), (int) Math.min(cmd.pauseTimeoutSeconds, Settings.MAX_PAUSE_TIMEOUT_SECONDS));
   }
 
   /**
@@ -69,6 +72,8 @@ final class DesktopSettings {
    */
   static SettingsViewModel.Applier applier(EngineSwitch engines, SystemProxyService sysProxy) {
     return s -> {
+      // Not the proxy's configuration: the rules and pauses outlive engine restarts.
+      engines.current().intercept().pauseTimeout(java.time.Duration.ofSeconds(s.pauseTimeoutSeconds()));
       EngineConfig old = engines.config();
       CapturePolicy capture = old.capture();
       EngineConfig next = old.toBuilder()

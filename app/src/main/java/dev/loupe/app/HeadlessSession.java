@@ -52,6 +52,7 @@ final class HeadlessSession {
 
   private void shutdown() {
     try {
+      engine.get().intercept().releaseAll(); // nothing stays paused while the proxy shuts down
       engine.get().close();
       if (printer != null) {
         printer.awaitIdle(2, TimeUnit.SECONDS);

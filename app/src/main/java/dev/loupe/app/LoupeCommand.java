@@ -1,5 +1,9 @@
 package dev.loupe.app;
 
+import dev.loupe.app.control.ControlApi;
+import dev.loupe.app.control.ControlServer;
+import dev.loupe.app.control.ControlToken;
+import dev.loupe.app.control.RulesFile;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -150,6 +154,24 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Restore the system proxy settings a Loupe saved (e.g. one killed while switched), then exit.")
   boolean restoreSystemProxy;
 
+  @Option(names = "--control", paramLabel = "HOST:PORT",
+      description = "Serve the control API (HTTP+JSON: flows, breakpoints, rules, paused flows, replay; see README)"
+          + " on this address, loopback only unless --allow-remote; every request needs the bearer token Loupe"
+          + " prints and writes to CONFDIR/control-token. Port 0 picks a free port.")
+  String control;
+
+  @Option(names = "--control-token-file", paramLabel = "FILE",
+      description = "Use the control API token in FILE (at least 16 characters) instead of a new random one.")
+  Path controlTokenFile;
+
+  @Option(names = "--rules", paramLabel = "FILE",
+      description = "Headless: apply the rules in FILE (a JSON array, as the window's rules list exports them).")
+  Path rulesFile;
+
+  @Option(names = "--pause-timeout", paramLabel = "SECONDS", defaultValue = "0",
+      description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
+  long pauseTimeoutSeconds;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -270,6 +292,8 @@ final class LoupeCommand implements Callable<Integer> {
       }
     }
 
+    ControlOptions controlOptions = controlOptions();
+
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
     if (systemProxy && reverse != null) {
       throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
@@ -303,6 +327,10 @@ final class LoupeCommand implements Callable<Integer> {
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
         : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
+    intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
+    if (controlOptions.rules() != null) {
+      intercept.rules().replace(controlOptions.rules());
+    }
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store, intercept);
@@ -324,6 +352,9 @@ final class LoupeCommand implements Callable<Integer> {
     }
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
+    }
+    if (controlOptions.address() != null) {
+      startControl(controlOptions, dir, store, intercept, engines, out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
@@ -351,7 +382,77 @@ final class LoupeCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
+  /** What --control, --control-token-file and --rules asked for, checked before anything starts. */
+  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.intercept.Rule> rules) {}
+
+  private ControlOptions controlOptions() {
+    if (pauseTimeoutSeconds < 0) {
+      throw new UsageError("--pause-timeout: expected 0 (off) or a positive number of seconds, got "
+          + pauseTimeoutSeconds);
+    }
+    List<dev.loupe.engine.intercept.Rule> rules = null;
+    if (rulesFile != null) {
+      if (!headless) {
+        throw new UsageError("--rules is for --headless (the window keeps its rules in the configuration"
+            + " directory; import a file from its rules list)");
+      }
+      try {
+        rules = RulesFile.read(rulesFile);
+      } catch (IllegalArgumentException e) {
+        throw new UsageError("--rules: " + e.getMessage());
+      }
+    }
+    if (control == null) {
+      if (controlTokenFile != null) {
+        throw new UsageError("--control-token-file goes with --control");
+      }
+      return new ControlOptions(null, null, rules);
+    }
+    InetSocketAddress at;
+    try {
+      at = ListenAddress.parse(control);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("--control: " + e.getMessage());
+    }
+    // Only --allow-remote given here counts: the window's saved settings may allow a remote proxy, not this API.
+    if (!at.getAddress().isLoopbackAddress() && !spec.commandLine().getParseResult().hasMatchedOption("--allow-remote")) {
+      throw new UsageError("--control " + control + " is not a loopback address; add --allow-remote to serve the"
+          + " control API on it (anyone who can reach it and has the token can then drive Loupe)");
+    }
+    String token;
+    try {
+      token = controlTokenFile != null ? ControlToken.read(controlTokenFile) : ControlToken.generate();
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("--control-token-file: " + e.getMessage());
+    }
+    return new ControlOptions(at, token, rules);
+  }
+
+  /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
+  private static void startControl(ControlOptions o, Path dir, FlowStore store,
+      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PrintStream out) {
+    Path tokenFile;
+    try {
+      tokenFile = ControlToken.save(dir, o.token());
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write the control API token to " + dir + ": " + e.getMessage(), e);
+    }
+    ControlServer server;
+    try {
+      server = ControlServer.start(o.address(), o.token(),
+          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address())));
+    } catch (IOException e) {
+      throw new IllegalStateException("--control " + hostPort(o.address()) + ": cannot listen: " + e.getMessage(), e);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "loupe-control-stop"));
+    out.println("Control API on http://" + hostPort(server.address()) + " (token: " + o.token() + ", also in "
+        + tokenFile + ")");
+    if (!o.address().getAddress().isLoopbackAddress()) {
+      out.println("WARNING: the control API listens on a non-loopback address: anyone who can reach "
+          + hostPort(server.address()) + " and has the token can drive Loupe.");
+    }
+  }
+
   /**
    * The rules and breakpoints: the desktop app keeps them in the configuration directory
    * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
@@ -371,6 +472,7 @@ final class LoupeCommand implements Callable<Integer> {
     return intercept;
   }
 
+  /** One case-insensitive pattern matching any of {@code regexes}, or null for none. */
   static Pattern ignorePattern(List<String> regexes) {
     return regexes.isEmpty() ? null
         : Pattern.compile(String.join("|", regexes.stream().map(r -> "(?:" + r + ")").toList()), Pattern.CASE_INSENSITIVE);

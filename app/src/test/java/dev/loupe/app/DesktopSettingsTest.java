@@ -69,9 +69,12 @@ class DesktopSettingsTest {
     }
     try {
       String now = DesktopSettings.applier(engines, null).apply(
-          new Settings("127.0.0.1:" + newPort, List.of("internal\\.corp"), "", "2MiB", true, Settings.Theme.LIGHT));
+          new Settings("127.0.0.1:" + newPort, List.of("internal\\.corp"), "", "2MiB", true, Settings.Theme.LIGHT, 30));
       assertThat(now).isEqualTo("127.0.0.1:" + newPort);
       assertThat(engines.current()).isNotSameAs(first);
+      // The rules, breakpoints and pause timeout are the same service across the restart.
+      assertThat(engines.current().intercept()).isSameAs(first.intercept());
+      assertThat(engines.current().intercept().pauseTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
       assertThat(engines.config().ignoreHosts().pattern()).isEqualTo("(?:internal\\.corp)");
       assertThat(engines.config().capture().memoryCap()).isEqualTo(2 << 20);
       new Socket("127.0.0.1", newPort).close(); // the new proxy accepts

@@ -127,7 +127,8 @@ public final class ProxyEngine implements AutoCloseable {
   public java.util.concurrent.CompletionStage<dev.loupe.engine.flow.Flow> replay(
       dev.loupe.engine.intercept.RequestDraft request, dev.loupe.engine.intercept.Replayer.Protocol protocol,
       long replayOf) {
-    throw new UnsupportedOperationException("replay is being built (issue 7)"); // replaced by the replay slice
+    return dev.loupe.engine.internal.replay.Replays.send(new dev.loupe.engine.internal.replay.Replays.Context(
+        config, store, connector, workers.next(), blocking), request, protocol, replayOf);
   }
 
   /** The rules, breakpoints and paused flows this engine consults. */

@@ -115,7 +115,11 @@ public final class Interception {
     }
   }
 
+  /** Records that {@code r} changed the flow (once, even when it changes both request and response). */
   private void applied(Rule r) {
-    flow.modifiedBy("rule \"" + r.name() + "\"");
+    String note = "rule \"" + r.name() + "\"";
+    if (!flow.modifiedBy().contains(note)) {
+      flow.modifiedBy(note);
+    }
   }
 }

@@ -33,7 +33,7 @@ import javafx.scene.layout.StackPane;
  * the selected part's content. Node ids start with the given prefix ({@code response-body-text},
  * {@code response-body-tree}, {@code response-body-image}, ...).
  */
-final class BodyView {
+public final class BodyView {
   private final BorderPane root = new BorderPane();
   private final BodyViewModel vm;
   private final Executor imageDecoder;
@@ -52,7 +52,7 @@ final class BodyView {
   private final StackPane viewers = new StackPane();
   private long imageGeneration;
 
-  BodyView(BodyViewModel vm, String id, Executor imageDecoder) {
+  public BodyView(BodyViewModel vm, String id, Executor imageDecoder) {
     this.vm = vm;
     this.imageDecoder = imageDecoder;
     root.setId(id);
@@ -120,7 +120,7 @@ final class BodyView {
     showImage(vm.imageProperty().get());
   }
 
-  Node node() {
+  public Node node() {
     return root;
   }
 

@@ -1,14 +1,20 @@
 package dev.loupe.ui.detail;
 
+import dev.loupe.ui.diff.DiffView;
+import dev.loupe.ui.diff.DiffWindow;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import javafx.scene.Node;
+import javafx.scene.control.Hyperlink;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
 import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
 
 /**
  * The flow detail pane, bound to a {@link DetailViewModel}: a title line and tabs Request,
@@ -18,12 +24,18 @@ import javafx.scene.layout.StackPane;
  *
  * <p>Ids for tests and styling: {@code detail-pane}, {@code detail-title}, {@code detail-tabs},
  * tabs {@code tab-request}, {@code tab-response}, {@code tab-connection}, {@code tab-timing},
- * {@code tab-websocket}; inside them see {@link MessageView}, {@link BodyView}.
+ * {@code tab-websocket}, {@code tab-modified}; inside them see {@link MessageView}, {@link BodyView}.
+ *
+ * <p>A flow a rule or breakpoint changed gets a "Modified by ..." banner ({@code detail-modified})
+ * and an "Original vs modified" tab: a {@link DiffView} ({@code detail-diff-...}) of the request as
+ * the client sent it vs as it went upstream, and the response as the origin sent it vs as the client
+ * got it. A replayed flow shows "Replay of #N" ({@code detail-replay-of}).
  */
 public final class DetailPane {
   private final StackPane root = new StackPane();
   private final TabPane tabs = new TabPane();
   private final Tab webSocket;
+  private final Tab modified;
 
   public DetailPane(DetailViewModel vm) {
     Executor images = Executors.newSingleThreadExecutor(r -> {
@@ -46,13 +58,44 @@ public final class DetailPane {
     chart.setFitToWidth(true);
     Tab timing = tab("Timing", "tab-timing", chart);
     webSocket = tab("WebSocket", "tab-websocket", new WebSocketView(vm, images).node());
+    modified = tab("Original vs modified", "tab-modified", new DiffView(vm.originalVsModified(), "detail-diff").node());
     tabs.setId("detail-tabs");
     tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
     tabs.getTabs().addAll(request, response, connection, timing);
     vm.webSocketProperty().addListener((o, was, now) -> showWebSocketTab(now));
+    vm.modifiedByProperty().addListener((o, was, now) -> showModifiedTab(!now.isEmpty()));
+
+    root.getStylesheets().add(DetailPane.class.getResource("/dev/loupe/ui/diff.css").toExternalForm());
+    Label modifiedBy = new Label();
+    modifiedBy.setId("detail-modified");
+    modifiedBy.textProperty().bind(vm.modifiedByProperty());
+    modifiedBy.setWrapText(true);
+    Hyperlink compare = new Hyperlink("Original vs modified");
+    compare.setId("detail-modified-compare");
+    compare.setOnAction(e -> tabs.getSelectionModel().select(modified));
+    Hyperlink inWindow = new Hyperlink("in a window");
+    inWindow.setId("detail-modified-window");
+    inWindow.setOnAction(e -> {
+      if (vm.flowProperty().get() != null) {
+        DiffWindow.originalVsModified(root.getScene() == null ? null : root.getScene().getWindow(),
+            vm.flowProperty().get());
+      }
+    });
+    HBox.setHgrow(modifiedBy, Priority.ALWAYS);
+    HBox modifiedBanner = new HBox(8, modifiedBy, compare, inWindow);
+    modifiedBanner.getStyleClass().add("modified-banner");
+    modifiedBanner.visibleProperty().bind(vm.modifiedByProperty().isNotEmpty());
+    modifiedBanner.managedProperty().bind(modifiedBanner.visibleProperty());
+    Label replayOf = new Label();
+    replayOf.setId("detail-replay-of");
+    replayOf.getStyleClass().add("replay-banner");
+    replayOf.setMaxWidth(Double.MAX_VALUE);
+    replayOf.textProperty().bind(vm.replayOfProperty());
+    replayOf.visibleProperty().bind(vm.replayOfProperty().isNotEmpty());
+    replayOf.managedProperty().bind(replayOf.visibleProperty());
 
     BorderPane content = new BorderPane(tabs);
-    content.setTop(title);
+    content.setTop(new VBox(title, modifiedBanner, replayOf));
     Label hint = new Label("Select a flow to see its request, response, connection and timing");
     hint.getStyleClass().add("detail-hint");
     root.getChildren().setAll(vm.flowProperty().get() == null ? hint : content);
@@ -68,6 +111,14 @@ public final class DetailPane {
     }
   }
 
+  private void showModifiedTab(boolean show) {
+    if (show && !tabs.getTabs().contains(modified)) {
+      tabs.getTabs().add(modified);
+    } else if (!show) {
+      tabs.getTabs().remove(modified);
+    }
+  }
+
   private static Tab tab(String name, String id, Node content) {
     Tab t = new Tab(name, content);
     t.setId(id);
@@ -79,7 +130,10 @@ public final class DetailPane {
     return root;
   }
 
-  /** Selects the tab named {@code Request}, {@code Response}, {@code Connection}, {@code Timing} or {@code WebSocket}. */
+  /**
+   * Selects the tab named {@code Request}, {@code Response}, {@code Connection}, {@code Timing},
+   * {@code WebSocket} or {@code Original vs modified}.
+   */
   public void select(String tabName) {
     tabs.getTabs().stream().filter(t -> t.getText().equals(tabName)).findFirst()
         .ifPresent(t -> tabs.getSelectionModel().select(t));

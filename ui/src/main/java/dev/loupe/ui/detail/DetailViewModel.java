@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.ui.common.FxThread;
+import dev.loupe.ui.diff.DiffViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateParsingException;
@@ -61,7 +62,11 @@ public final class DetailViewModel implements AutoCloseable {
   private final ObservableList<WebSocketRow> messages = FXCollections.observableArrayList();
   private final ReadOnlyObjectWrapper<WebSocketRow> selectedMessage = new ReadOnlyObjectWrapper<>(this, "selectedMessage");
   private final BodyViewModel messageBody;
+  private final ReadOnlyStringWrapper modifiedBy = new ReadOnlyStringWrapper(this, "modifiedBy", "");
+  private final ReadOnlyStringWrapper replayOf = new ReadOnlyStringWrapper(this, "replayOf", "");
+  private final DiffViewModel originalVsModified;
   private Object shownKey;
+  private Object diffKey;
 
   /** Decodes on a daemon thread of its own; {@link #close()} stops it. */
   public DetailViewModel(FxThread fx) {
@@ -82,6 +87,7 @@ public final class DetailViewModel implements AutoCloseable {
     this.request = new MessageViewModel(MessageViewModel.Side.REQUEST, fx, background);
     this.response = new MessageViewModel(MessageViewModel.Side.RESPONSE, fx, background);
     this.messageBody = new BodyViewModel(fx, background);
+    this.originalVsModified = new DiffViewModel(fx, background);
   }
 
   /**
@@ -99,7 +105,8 @@ public final class DetailViewModel implements AutoCloseable {
         f.requestBody().size(), f.responseBody().size(), f.requestTrailers(), f.responseTrailers(),
         f.informationalResponses().size(), f.webSocketMessages().size(), f.clientConnection(), f.serverConnection(),
         f.clientProtocol(), f.serverProtocol(), f.error(), f.webSocketCloseCode(), f.tunnelBytesClientToServer(),
-        f.tunnelBytesServerToClient());
+        f.tunnelBytesServerToClient(), f.modifiedBy().size(), f.replayOf(), f.originalRequest(),
+        f.originalResponse(), f.paused());
     if (!fresh && key.equals(shownKey)) {
       return;
     }
@@ -113,6 +120,35 @@ public final class DetailViewModel implements AutoCloseable {
     totalMs.set(f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs());
     webSocket.set(f.isWebSocket());
     updateMessages(f, fresh);
+    updateModified(f);
+  }
+
+  /** The "modified by" line, the replay link, and the original-vs-modified comparison (when it changed). */
+  private void updateModified(Flow f) {
+    List<String> by = List.copyOf(f.modifiedBy());
+    modifiedBy.set(modifiedByText(by));
+    replayOf.set(f.replayOf() < 0 ? "" : "Replay of #" + f.replayOf());
+    if (by.isEmpty()) {
+      if (diffKey != null) {
+        diffKey = null;
+        originalVsModified.clear();
+      }
+      return;
+    }
+    Object key = java.util.Arrays.asList(f.id(), by.size(), f.originalRequest(), f.originalResponse(), f.response(),
+        f.state(), f.requestBody().size(), f.responseBody().size());
+    if (!key.equals(diffKey)) {
+      diffKey = key;
+      originalVsModified.originalVsModified(f);
+    }
+  }
+
+  /**
+   * {@code Modified by: rule "X", breakpoint: request edited}, or empty. A rule that changed both
+   * the request and the response is recorded twice on the flow and named once here.
+   */
+  static String modifiedByText(List<String> by) {
+    return by.isEmpty() ? "" : "Modified by: " + String.join(", ", new java.util.LinkedHashSet<>(by));
   }
 
   /** Shows the current flow again (after it changed). */
@@ -137,6 +173,10 @@ public final class DetailViewModel implements AutoCloseable {
     messages.clear();
     selectedMessage.set(null);
     messageBody.clear();
+    modifiedBy.set("");
+    replayOf.set("");
+    diffKey = null;
+    originalVsModified.clear();
   }
 
   /** Shows {@code row}'s payload in {@link #messageBody()}; null shows nothing. */
@@ -186,7 +226,14 @@ public final class DetailViewModel implements AutoCloseable {
     rows.add(InfoRow.of("Id", Long.toString(f.id())));
     rows.add(InfoRow.of("Started", DATE_TIME.format(f.startedAt())));
     rows.add(InfoRow.of("State", f.state().name().toLowerCase(Locale.ROOT).replace('_', ' ')));
-    rows.add(InfoRow.of("Tier", f.tier().name().toLowerCase(Locale.ROOT)));
+    rows.add(InfoRow.of("Tier", f.tier() == dev.loupe.engine.flow.FlowTier.FULL
+        ? "full (a rule or breakpoint saw and could edit it)" : f.tier().name().toLowerCase(Locale.ROOT)));
+    if (f.replayOf() >= 0) {
+      rows.add(InfoRow.of("Replay of", "#" + f.replayOf()));
+    }
+    if (!f.modifiedBy().isEmpty()) {
+      rows.add(InfoRow.of("Modified by", String.join(", ", new java.util.LinkedHashSet<>(f.modifiedBy()))));
+    }
     rows.add(InfoRow.of("Client protocol", f.clientProtocol() == null ? null
         : f.clientProtocol() + streamId(f.clientStreamId())));
     rows.add(InfoRow.of("Server protocol", f.serverProtocol() == null ? null
@@ -331,6 +378,24 @@ public final class DetailViewModel implements AutoCloseable {
 
   public ReadOnlyObjectProperty<WebSocketRow> selectedMessageProperty() {
     return selectedMessage.getReadOnlyProperty();
+  }
+
+  /**
+   * {@code Modified by: rule "X", breakpoint: request edited} when a rule or breakpoint changed the
+   * flow; empty otherwise.
+   */
+  public ReadOnlyStringProperty modifiedByProperty() {
+    return modifiedBy.getReadOnlyProperty();
+  }
+
+  /** {@code Replay of #12} for a replayed or composed-from-a-flow request; empty otherwise. */
+  public ReadOnlyStringProperty replayOfProperty() {
+    return replayOf.getReadOnlyProperty();
+  }
+
+  /** The shown flow as it came vs as Loupe changed it (empty while it is unmodified). */
+  public DiffViewModel originalVsModified() {
+    return originalVsModified;
   }
 
   /** The selected WebSocket message's viewer. */

@@ -17,10 +17,10 @@ import javafx.scene.input.KeyEvent;
 import java.util.stream.Collectors;
 
 /** The two-column name/value tables of the pane (headers, connection), with section rows. */
-final class Tables {
+public final class Tables {
   private Tables() {}
 
-  static <T> TableView<T> nameValue(String id, ObservableList<T> items, Function<T, String> name,
+  public static <T> TableView<T> nameValue(String id, ObservableList<T> items, Function<T, String> name,
       Function<T, String> value, Predicate<T> section) {
     TableView<T> t = new TableView<>(items);
     t.setId(id);

@@ -35,6 +35,7 @@ public final class SettingsDialog {
         new Item<>("Proxy", "Ignore hosts", "One regex per line: matching hosts are tunnelled, not intercepted", String.class, vm.ignoreHostsProperty()),
         new Item<>("Proxy", "Upstream proxy", "http://host:port of a proxy Loupe must go through (empty: connect directly)", String.class, vm.upstreamProxyProperty()),
         new Item<>("Capture", "Body cap", "Bytes of each body kept in memory, e.g. 1MiB, 512k", String.class, vm.bodyCapProperty()),
+        new Item<>("Breakpoints", "Pause timeout (s)", "Seconds a flow waits at a breakpoint before it goes on unchanged; 0 waits until you act", String.class, vm.pauseTimeoutProperty()),
         new Item<>("Security", "Verify TLS", "Check origin certificates (turning this off is dangerous)", Boolean.class, vm.verifyUpstreamTlsProperty()),
         new Item<>("Appearance", "Theme", "Light or dark window", Settings.Theme.class, vm.themeProperty())));
     sheet.setId("settings-sheet");
@@ -50,8 +51,10 @@ public final class SettingsDialog {
     errors.setWrapText(true);
     errors.textProperty().bind(Bindings.createStringBinding(
         () -> String.join("\n", java.util.stream.Stream.of(vm.listenErrorProperty().get(),
-            vm.ignoreHostsErrorProperty().get(), vm.upstreamProxyErrorProperty().get(), vm.bodyCapErrorProperty().get()).filter(s -> !s.isEmpty()).toList()),
-        vm.listenErrorProperty(), vm.ignoreHostsErrorProperty(), vm.upstreamProxyErrorProperty(), vm.bodyCapErrorProperty()));
+            vm.ignoreHostsErrorProperty().get(), vm.upstreamProxyErrorProperty().get(), vm.bodyCapErrorProperty().get(),
+            vm.pauseTimeoutErrorProperty().get()).filter(s -> !s.isEmpty()).toList()),
+        vm.listenErrorProperty(), vm.ignoreHostsErrorProperty(), vm.upstreamProxyErrorProperty(), vm.bodyCapErrorProperty(),
+        vm.pauseTimeoutErrorProperty()));
     Label warning = new Label();
     warning.setId("settings-warning");
     warning.getStyleClass().add("settings-warning");

@@ -73,7 +73,14 @@ public final class SettingsFile {
         root.path("upstreamProxy").asText(d.upstreamProxy()),
         root.path("bodyCap").asText(d.bodyCap()),
         root.path("verifyUpstreamTls").asBoolean(d.verifyUpstreamTls()),
-        t);
+        t, pauseTimeout(root.path("pauseTimeoutSeconds").asInt(d.pauseTimeoutSeconds())));
+  }
+
+  private int pauseTimeout(int seconds) throws IOException {
+    if (seconds < 0 || seconds > Settings.MAX_PAUSE_TIMEOUT_SECONDS) {
+      throw new IOException(file + ": pauseTimeoutSeconds must be 0.." + Settings.MAX_PAUSE_TIMEOUT_SECONDS);
+    }
+    return seconds;
   }
 
   public void save(Settings s) throws IOException {
@@ -85,6 +92,7 @@ public final class SettingsFile {
     root.put("bodyCap", s.bodyCap());
     root.put("verifyUpstreamTls", s.verifyUpstreamTls());
     root.put("theme", s.theme().name().toLowerCase(Locale.ROOT));
+    root.put("pauseTimeoutSeconds", s.pauseTimeoutSeconds());
     AtomicFiles.write(file, JSON.writeValueAsBytes(root));
   }
 }

@@ -44,6 +44,8 @@ public final class SettingsViewModel {
   private final StringProperty bodyCap = new SimpleStringProperty(this, "bodyCap");
   private final BooleanProperty verifyUpstreamTls = new SimpleBooleanProperty(this, "verifyUpstreamTls");
   private final ObjectProperty<Settings.Theme> theme = new SimpleObjectProperty<>(this, "theme");
+  private final StringProperty pauseTimeout = new SimpleStringProperty(this, "pauseTimeout");
+  private final ReadOnlyStringWrapper pauseTimeoutError = new ReadOnlyStringWrapper(this, "pauseTimeoutError", "");
   private final ReadOnlyStringWrapper listenError = new ReadOnlyStringWrapper(this, "listenError", "");
   private final ReadOnlyStringWrapper ignoreHostsError = new ReadOnlyStringWrapper(this, "ignoreHostsError", "");
   private final ReadOnlyStringWrapper upstreamProxyError = new ReadOnlyStringWrapper(this, "upstreamProxyError", "");
@@ -62,6 +64,8 @@ public final class SettingsViewModel {
     bodyCap.set(current.bodyCap());
     verifyUpstreamTls.set(current.verifyUpstreamTls());
     theme.set(current.theme());
+    pauseTimeout.set(Integer.toString(current.pauseTimeoutSeconds()));
+    pauseTimeout.addListener((o, a, b) -> validate());
     listen.addListener((o, a, b) -> validate());
     ignoreHosts.addListener((o, a, b) -> validate());
     upstreamProxy.addListener((o, a, b) -> validate());
@@ -83,6 +87,11 @@ public final class SettingsViewModel {
   public BooleanProperty verifyUpstreamTlsProperty() { return verifyUpstreamTls; }
 
   public ObjectProperty<Settings.Theme> themeProperty() { return theme; }
+
+  /** Seconds a flow may wait at a breakpoint before it is resumed unchanged; 0 = forever. */
+  public StringProperty pauseTimeoutProperty() { return pauseTimeout; }
+
+  public ReadOnlyStringProperty pauseTimeoutErrorProperty() { return pauseTimeoutError.getReadOnlyProperty(); }
 
   public ReadOnlyStringProperty listenErrorProperty() { return listenError.getReadOnlyProperty(); }
 
@@ -141,12 +150,25 @@ public final class SettingsViewModel {
     } catch (IllegalArgumentException e) {
       bodyCapError.set("Body capture cap: " + e.getMessage());
     }
+    pauseTimeoutError.set(pauseSeconds() >= 0 ? ""
+        : "Pause timeout: whole seconds from 0 (wait forever) to " + Settings.MAX_PAUSE_TIMEOUT_SECONDS);
     if (!verifyUpstreamTls.get()) {
       warnings.add("Upstream TLS verification is OFF: anyone on the network path can read and change traffic.");
     }
     warning.set(String.join("\n", warnings));
     return listenError.get().isEmpty() && ignoreHostsError.get().isEmpty() && upstreamProxyError.get().isEmpty()
-        && bodyCapError.get().isEmpty();
+        && bodyCapError.get().isEmpty() && pauseTimeoutError.get().isEmpty();
+  }
+
+  /** The pause timeout as typed, or -1 when it is not a valid number of seconds. */
+  private int pauseSeconds() {
+    String t = pauseTimeout.get() == null ? "" : pauseTimeout.get().trim();
+    try {
+      int s = t.isEmpty() ? 0 : Integer.parseInt(t);
+      return s <= Settings.MAX_PAUSE_TIMEOUT_SECONDS ? Math.max(s, -1) : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** The settings as edited, or null when a field is invalid. */
@@ -156,7 +178,7 @@ public final class SettingsViewModel {
     }
     return new Settings(listen.get().trim(), lines(ignoreHosts.get()),
         upstreamProxy.get() == null ? "" : upstreamProxy.get().trim(), bodyCap.get().trim(),
-        verifyUpstreamTls.get(), theme.get());
+        verifyUpstreamTls.get(), theme.get(), pauseSeconds());
   }
 
   /**

@@ -2,8 +2,10 @@ package dev.loupe.ui.shell;
 
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.ui.compose.ComposeActions;
 import dev.loupe.ui.detail.DetailPane;
 import dev.loupe.ui.detail.DetailViewModel;
+import dev.loupe.ui.detail.FlowMarks;
 import dev.loupe.ui.export.HarExportViewModel;
 import dev.loupe.ui.flows.CurlCommand;
 import dev.loupe.ui.flows.FlowListViewModel;
@@ -69,7 +71,8 @@ import org.controlsfx.control.textfield.TextFields;
  *
  * <h3>Keyboard</h3>
  * Ctrl+F filter, Ctrl+L clear, Ctrl+E export all flows as HAR, Ctrl+Shift+C copy as cURL,
- * Ctrl+Shift+U copy URL; arrow keys move the table's selection.
+ * Ctrl+Shift+U copy URL; arrow keys move the table's selection. Replay, compose and compare:
+ * Ctrl+R, Ctrl+Shift+R, Ctrl+N, Ctrl+D (see {@link ComposeActions}).
  */
 public final class MainWindow implements AutoCloseable {
   private static final DateTimeFormatter FILE_STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
@@ -83,6 +86,7 @@ public final class MainWindow implements AutoCloseable {
   private final SplitPane split;
   private final StackPane detailArea = new StackPane();
   private final DetailViewModel detail;
+  private final ComposeActions compose;
   /** The last outcome of a toolbar action (system proxy switched, …), shown in the status bar. */
   private final javafx.beans.property.StringProperty notice = new javafx.beans.property.SimpleStringProperty("");
   /** Breakpoints and rules: toolbar group, context-menu items, "N paused", their windows. */
@@ -154,6 +158,10 @@ public final class MainWindow implements AutoCloseable {
     exportSelected.setOnAction(e -> exportHar(selectedFlows(), "selected"));
     exportSelected.disableProperty().bind(Bindings.isEmpty(table.getSelectionModel().getSelectedItems()));
     table.setContextMenu(contextMenu());
+    FlowMarks.install(table);
+    compose = new ComposeActions(ctx.replayer(), ctx.confdir(), this::selectedFlows, this::window, notice::set,
+        Platform::runLater);
+    compose.install(table.getContextMenu());
 
     // The selected flow's detail below the table; refreshed when the table's rows change (a flow in
     // flight gets its response, more body), which the detail view model skips when nothing changed.
@@ -179,6 +187,7 @@ public final class MainWindow implements AutoCloseable {
             this::copyCurl);
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.U, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN),
             this::copyUrl);
+        compose.install(s);
       }
     });
   }
@@ -403,6 +412,11 @@ public final class MainWindow implements AutoCloseable {
     }
     return new WindowLayout(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight(), stage.isMaximized(),
         split.getDividerPositions()[0], cols);
+  }
+
+  /** The replay, compose and compare actions of the table. */
+  public ComposeActions composeActions() {
+    return compose;
   }
 
   HarExportViewModel exportViewModel() {

@@ -50,6 +50,21 @@ class SettingsViewModelTest {
   }
 
   @Test
+  void thePauseTimeoutIsWholeSecondsUpToADay() {
+    SettingsViewModel vm = vm();
+    assertThat(vm.pauseTimeoutProperty().get()).isEqualTo("0");
+    for (String bad : new String[] {"-1", "1.5", "soon", "86401"}) {
+      vm.pauseTimeoutProperty().set(bad);
+      assertThat(vm.pauseTimeoutErrorProperty().get()).as(bad).startsWith("Pause timeout: whole seconds");
+      assertThat(vm.settings()).isNull();
+    }
+    vm.pauseTimeoutProperty().set("");
+    assertThat(vm.settings().pauseTimeoutSeconds()).isZero();
+    vm.pauseTimeoutProperty().set("86400");
+    assertThat(vm.settings().pauseTimeoutSeconds()).isEqualTo(86_400);
+  }
+
+  @Test
   void warnsWhileTlsVerificationIsOffOrTheProxyIsReachableFromOutside() {
     SettingsViewModel vm = vm();
     assertThat(vm.warningProperty().get()).isEmpty();
@@ -69,13 +84,14 @@ class SettingsViewModelTest {
     vm.bodyCapProperty().set("4MiB");
     vm.verifyUpstreamTlsProperty().set(false);
     vm.themeProperty().set(Settings.Theme.DARK);
+    vm.pauseTimeoutProperty().set(" 45 ");
     assertThat(vm.save()).isTrue();
     assertThat(vm.resultProperty().get()).isEqualTo("Saved. The proxy listens on 127.0.0.1:9123.");
     assertThat(vm.listeningProperty().get()).isEqualTo("127.0.0.1:9123");
 
     Settings expected = new Settings("127.0.0.1:9123", List.of("(^|\\.)bank\\.example$", "internal\\.corp"),
         "http://proxy.corp:3128", "4MiB", false,
-        Settings.Theme.DARK);
+        Settings.Theme.DARK, 45);
     assertThat(applied).containsExactly(expected);
     assertThat(new SettingsFile(confdir).load()).isEqualTo(expected);
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(confdir.resolve(SettingsFile.NAME))))

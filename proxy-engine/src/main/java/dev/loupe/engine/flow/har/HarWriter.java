@@ -222,6 +222,16 @@ public final class HarWriter {
     if (f.http3Status() != null) {
       g.writeStringField("_http3", f.http3Status());
     }
+    if (!f.modifiedBy().isEmpty()) {
+      g.writeArrayFieldStart("_modifiedBy");
+      for (String m : f.modifiedBy()) {
+        g.writeString(m);
+      }
+      g.writeEndArray();
+    }
+    if (f.replayOf() >= 0) {
+      g.writeNumberField("_replayOf", f.replayOf());
+    }
     FlowError error = f.error();
     if (error != null) {
       g.writeStringField("_error", error.toString());

@@ -150,6 +150,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean delivering;
   private RequestDraft sentDraft;
   private ResponseHead originResponseHead;
+  /** When the origin's response head arrived. */
+  private long originResponseNanos;
+  /**
+   * How long collecting the last held message took: a throttle counts it as time already spent, so
+   * a throttled body takes length / rate in all, not collection time plus that.
+   */
+  private long collectNanos;
   private ScheduledFuture<?> fullTierTimer;
 
   Http1ClientLeg(EngineContext engine, ClientSide side) {
@@ -922,6 +929,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     byte[] wire = ByteBufUtil.getBytes(heldBody);
     heldBody.release();
     heldBody = null;
+    collectNanos = Math.max(0, System.nanoTime() - ex.flow().timings().requestStartNanos());
     RequestDraft original = RequestDraft.of(ex.flow().request(), wire);
     java.util.concurrent.CompletionStage<RequestOutcome> stage;
     try {
@@ -929,10 +937,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       stage = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
-    stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
-      if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
-        return; // the client left meanwhile
-      }
+    whenDecided(ex, stage, (outcome, error) -> {
       if (error != null) {
         interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
         return;
@@ -945,7 +950,44 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else if (outcome instanceof RequestOutcome.Abort a) {
         abort(ex, a.reset(), a.why());
       }
-    }));
+    });
+  }
+
+  /**
+   * Runs {@code then} on this loop once {@code stage} (an interception outcome) completes, unless
+   * the exchange has ended meanwhile (the client left). An outcome decided at once (no pause) runs
+   * inline, without a trip through the loop's task queue; a pause is published to the store's
+   * listeners when it starts and when it ends (the table shows it).
+   */
+  private <T> void whenDecided(Exchange ex, java.util.concurrent.CompletionStage<T> stage,
+      java.util.function.BiConsumer<T, Throwable> then) {
+    java.util.concurrent.CompletableFuture<T> f = stage.toCompletableFuture();
+    boolean paused = !f.isDone();
+    if (paused) {
+      engine.store().updated(ex.flow());
+    }
+    java.util.function.BiConsumer<T, Throwable> onLoop = (outcome, error) -> {
+      if (exchange != ex || ex.finished() || error instanceof java.util.concurrent.CancellationException) {
+        return; // the client left meanwhile
+      }
+      if (paused) {
+        engine.store().updated(ex.flow());
+      }
+      then.accept(outcome, error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+          ? error.getCause() : error);
+    };
+    if (!paused && ctx.executor().inEventLoop()) {
+      T outcome = null;
+      Throwable error = null;
+      try {
+        outcome = f.join();
+      } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+        error = e;
+      }
+      onLoop.accept(outcome, error);
+      return;
+    }
+    f.whenComplete((outcome, error) -> ctx.executor().execute(() -> onLoop.accept(outcome, error)));
   }
 
   private static String describe(Throwable t) {
@@ -979,7 +1021,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         return;
       }
       execute(ex.on(new ExchangeEvent.RequestHeadersReceived(sent, false)));
-      pace(ex, body, throttle, (slice, n) -> {
+      pace(ex, body, throttle, System.nanoTime() - collectNanos, (slice, n) -> {
         execute(ex.on(new ExchangeEvent.RequestDataReceived(new DefaultHttpContent(slice), n)));
         if (upstream != null) {
           upstream.channel().flush(); // a paced slice goes now, not with the next read's batch
@@ -994,6 +1036,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     cancelResponseTimer();
     holdingResponse = true;
     originResponseHead = head;
+    originResponseNanos = System.nanoTime();
     upstreamKeepAlive = keepsAlive(head);
     heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
   }
@@ -1015,6 +1058,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Exchange ex = exchange;
     Interception ic = interception;
     holdingResponse = false;
+    collectNanos = Math.max(0, System.nanoTime() - originResponseNanos);
     byte[] wire = ByteBufUtil.getBytes(heldBody);
     heldBody.release();
     heldBody = null;
@@ -1035,10 +1079,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       stage = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
-    stage.whenComplete((outcome, error) -> ctx.executor().execute(() -> {
-      if (exchange != ex || ex.finished() || (error instanceof java.util.concurrent.CancellationException)) {
-        return;
-      }
+    whenDecided(ex, stage, (outcome, error) -> {
       if (error != null) {
         interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
       } else if (outcome instanceof ResponseOutcome.Deliver d) {
@@ -1047,7 +1088,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else if (outcome instanceof ResponseOutcome.Abort a) {
         abort(ex, a.reset(), a.why());
       }
-    }));
+    });
   }
 
   private void deliver(Exchange ex, ResponseDraft draft, ResponseDraft original, byte[] originalWire,
@@ -1078,7 +1119,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       }
       sendResponseHead(head);
     }
-    pace(ex, body, interception.throttle(), (slice, n) -> {
+    pace(ex, body, interception.throttle(), System.nanoTime() - (original == null ? 0 : collectNanos), (slice, n) -> {
       if (responseBodyAllowed) {
         writeHeldHead();
         ctx.write(new DefaultHttpContent(slice));
@@ -1159,10 +1200,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /**
    * Emits {@code body} as slices, at the throttle's rate if there is one (a slice every
-   * {@link #PACE_TICK_NANOS}; the end comes when {@code length / rate} has passed), then runs
+   * {@link #PACE_TICK_NANOS}; the end comes when {@code length / rate} has passed since
+   * {@code start}, which may lie in the past: what is already due goes at once), then runs
    * {@code end}. Slices are new buffers owned by {@code emit}.
    */
-  private void pace(Exchange ex, byte[] body, RuleAction.Throttle throttle,
+  private void pace(Exchange ex, byte[] body, RuleAction.Throttle throttle, long start,
       java.util.function.BiConsumer<ByteBuf, Integer> emit, Runnable end) {
     long rate = throttle == null ? 0 : throttle.bytesPerSecond();
     if (rate <= 0) {
@@ -1175,7 +1217,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     int slice = (int) Math.max(1, Math.min(body.length, rate * PACE_TICK_NANOS / TimeUnit.SECONDS.toNanos(1)));
-    long start = System.nanoTime();
     new Object() {
       int sent;
 

@@ -159,6 +159,31 @@ public final class UpstreamConnector {
   }
 
   /**
+   * The HTTP/3 pool for a request that must go over HTTP/3 whatever the engine's mode (a replay
+   * the user asked to send over HTTP/3): the forced-h3 pool, else the discovery pool (made now),
+   * else one made by {@code fallback} and kept (so {@link #closeAll()} closes it). Null when QUIC
+   * cannot be used on this platform; {@link #http3Unavailable()} says why.
+   */
+  public synchronized dev.loupe.engine.internal.http3.Http3Upstreams http3Pool(
+      java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> fallback) {
+    if (h3 == null && h3Unavailable == null) {
+      java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> make =
+          h3Factory != null ? h3Factory : fallback;
+      try {
+        h3 = make.get();
+      } catch (RuntimeException | LinkageError e) {
+        h3Unavailable = e.getMessage() != null ? e.getMessage() : e.toString();
+      }
+    }
+    return h3;
+  }
+
+  /** Why no HTTP/3 pool could be made (no native QUIC for this platform...), or null. */
+  public String http3Unavailable() {
+    return h3Unavailable;
+  }
+
+  /**
    * A final response from the origin {@code key} ({@link #key}) carried these {@code Alt-Svc}
    * values (and this {@code Age}, or null): remembers or forgets its HTTP/3 alternative. No-op
    * unless discovery is on and the origin is https.

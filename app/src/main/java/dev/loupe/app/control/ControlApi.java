@@ -1,0 +1,563 @@
+package dev.loupe.app.control;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loupe.engine.filter.Filter;
+import dev.loupe.engine.filter.FilterSyntaxException;
+import dev.loupe.engine.flow.Body;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowEvent;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.intercept.InterceptList;
+import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.intercept.PausedFlow;
+import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.intercept.RequestDraft;
+import dev.loupe.engine.intercept.ResponseDraft;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The control API's routes, without the HTTP server around them: a request (method, path, query,
+ * body) in, a status and a JSON document out. It calls the same engine services as the desktop UI:
+ * the {@link InterceptService} (rules, breakpoints, paused flows), the {@link FlowStore} and the
+ * {@link Replayer}.
+ *
+ * <p>Thread-safe: requests run on the control server's worker threads, never on an event loop;
+ * {@code ?wait=true} blocks only its own worker.
+ */
+public final class ControlApi implements AutoCloseable {
+  /** A reply: HTTP status and a JSON document (null for none). */
+  record Reply(int status, String json) {
+    static Reply of(int status, JsonNode n) {
+      try {
+        return new Reply(status, ControlJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(n));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    static Reply ok(JsonNode n) {
+      return of(200, n);
+    }
+  }
+
+  /** {@code GET /flows} without {@code limit}. */
+  static final int DEFAULT_LIMIT = 1000;
+  /** How long a replay or compose may take to show up as a flow when the caller does not wait for it. */
+  static final Duration FLOW_APPEARS = Duration.ofSeconds(30);
+  /** Default and longest {@code ?wait=true} ({@code &timeout=SECONDS}). */
+  static final int DEFAULT_WAIT_SECONDS = 60;
+  static final int MAX_WAIT_SECONDS = 600;
+
+  private final FlowStore store;
+  private final InterceptService intercept;
+  private final Replayer replayer;
+  private final java.util.function.Supplier<String> proxyAddress;
+  /** Replays and composes sent through the API whose new flow is not known yet. */
+  private final CopyOnWriteArrayList<Launch> launches = new CopyOnWriteArrayList<>();
+  /**
+   * Flows added while a launch was pending and not claimed by one yet (a flow is claimed once, so
+   * two identical launches get two different flows). Confined to the subscription's delivery thread.
+   */
+  private final Set<Long> fresh = new HashSet<>();
+  private final FlowStore.Subscription subscription;
+
+  /**
+   * @param proxyAddress the running proxy's address (host:port) for {@code GET /}; asked each time,
+   *     as the desktop settings may restart the proxy elsewhere
+   */
+  public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
+      java.util.function.Supplier<String> proxyAddress) {
+    this.store = store;
+    this.intercept = intercept;
+    this.replayer = replayer;
+    this.proxyAddress = proxyAddress;
+    this.subscription = store.subscribe(this::onFlowEvent);
+  }
+
+  @Override
+  public void close() {
+    subscription.close();
+  }
+
+  /**
+   * Handles one request.
+   *
+   * @param path  the decoded path, e.g. {@code /flows/12}
+   * @param query decoded query parameters (the first value of each)
+   */
+  Reply handle(String method, String path, Map<String, String> query, byte[] body) {
+    List<String> p = segments(path);
+    String first = p.isEmpty() ? "" : p.get(0);
+    return switch (first) {
+      case "" -> {
+        allow(method, "GET");
+        yield Reply.ok(status());
+      }
+      case "flows" -> flows(method, p, query, body);
+      case "compose" -> {
+        if (p.size() != 1) {
+          throw notFound(path);
+        }
+        allow(method, "POST");
+        yield compose(query, body);
+      }
+      case "paused" -> paused(method, p, body);
+      case "breakpoints" -> list(method, p, body, intercept.breakpoints(), "breakpoint");
+      case "rules" -> list(method, p, body, intercept.rules(), "rule");
+      default -> throw notFound(path);
+    };
+  }
+
+  private ObjectNode status() {
+    ObjectNode o = ControlJson.object();
+    o.put("proxy", proxyAddress.get());
+    o.put("flows", store.size());
+    o.put("paused", intercept.pausedFlows().size());
+    o.put("rules", intercept.rules().entries().size());
+    o.put("rulesActive", intercept.rules().active());
+    o.put("breakpoints", intercept.breakpoints().entries().size());
+    o.put("breakpointsActive", intercept.breakpoints().active());
+    o.put("pauseTimeoutSeconds", intercept.pauseTimeout().toSeconds());
+    return o;
+  }
+
+  // ---- /flows ----
+
+  private Reply flows(String method, List<String> p, Map<String, String> query, byte[] body) {
+    if (p.size() == 1) {
+      allow(method, "GET");
+      return Reply.ok(listFlows(query));
+    }
+    Flow f = flow(p.get(1));
+    if (p.size() == 2) {
+      allow(method, "GET");
+      return Reply.ok(ControlJson.detail(f));
+    }
+    if (p.size() == 3 && p.get(2).equals("replay")) {
+      allow(method, "POST");
+      return replay(f, query, body);
+    }
+    throw notFound(String.join("/", p));
+  }
+
+  private ArrayNode listFlows(Map<String, String> query) {
+    Filter filter;
+    try {
+      filter = Filter.parse(query.getOrDefault("filter", ""));
+    } catch (FilterSyntaxException e) {
+      throw ApiError.badRequest("bad filter: " + e.getMessage());
+    }
+    long since = number(query, "since", -1);
+    long limit = number(query, "limit", DEFAULT_LIMIT);
+    if (limit < 1) {
+      throw ApiError.badRequest("limit must be at least 1");
+    }
+    ArrayNode out = ControlJson.array();
+    for (Flow f : store.snapshot()) {
+      if (f.id() > since && filter.test(f)) {
+        out.add(ControlJson.summary(f));
+        if (out.size() >= limit) {
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  private Flow flow(String id) {
+    long n;
+    try {
+      n = Long.parseLong(id);
+    } catch (NumberFormatException e) {
+      throw ApiError.notFound("no flow " + id);
+    }
+    Flow f = store.get(n);
+    if (f == null) {
+      throw ApiError.notFound("no flow " + id + " (never seen, or forgotten)");
+    }
+    return f;
+  }
+
+  private Reply replay(Flow f, Map<String, String> query, byte[] body) {
+    if (f.request() == null || f.isTunnel()) {
+      throw ApiError.conflict("flow " + f.id() + " has no HTTP request to replay");
+    }
+    Body b = f.requestBody();
+    if (b != null && (!b.isComplete() || b.truncated())) {
+      throw ApiError.conflict("flow " + f.id() + "'s request body was not captured in full; compose it instead");
+    }
+    RequestDraft draft = RequestDraft.of(f.request(), b == null ? new byte[0] : b.bytes());
+    JsonNode n = ControlJson.parse(body);
+    Replayer.Protocol protocol = Replayer.Protocol.AUTO;
+    if (n != null) {
+      ObjectNode o = ControlJson.requireObject(n, "the replay options");
+      protocol = protocol(o);
+      draft = ControlJson.requestDraft(o, draft, Set.of("protocol"));
+    }
+    return launch(draft, protocol, f.id(), query);
+  }
+
+  private Reply compose(Map<String, String> query, byte[] body) {
+    JsonNode n = ControlJson.parse(body);
+    if (n == null) {
+      throw ApiError.badRequest("compose needs a request: {\"method\", \"url\", \"headers\", \"body\", \"protocol\"}");
+    }
+    ObjectNode o = ControlJson.requireObject(n, "the request");
+    Replayer.Protocol protocol = protocol(o);
+    return launch(ControlJson.requestDraft(o, null, Set.of("protocol")), protocol, -1, query);
+  }
+
+  private static Replayer.Protocol protocol(ObjectNode o) {
+    if (!o.has("protocol")) {
+      return Replayer.Protocol.AUTO;
+    }
+    String s = ControlJson.text(o, "protocol");
+    return switch (s.toLowerCase(Locale.ROOT)) {
+      case "auto" -> Replayer.Protocol.AUTO;
+      case "h1", "http/1.1" -> Replayer.Protocol.H1;
+      case "h2", "http/2" -> Replayer.Protocol.H2;
+      case "h3", "http/3" -> Replayer.Protocol.H3;
+      default -> throw ApiError.badRequest("protocol must be auto, h1, h2 or h3, got \"" + s + "\"");
+    };
+  }
+
+  /**
+   * Sends {@code draft} and answers with the new flow's summary: once the flow exists (202), or with
+   * {@code ?wait=true} once it has ended (200; 202 if it is still running after the timeout).
+   */
+  private Reply launch(RequestDraft draft, Replayer.Protocol protocol, long replayOf, Map<String, String> query) {
+    boolean wait = Boolean.parseBoolean(query.getOrDefault("wait", "false"));
+    long waitSeconds = number(query, "timeout", DEFAULT_WAIT_SECONDS);
+    if (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw ApiError.badRequest("timeout must be 1.." + MAX_WAIT_SECONDS + " seconds");
+    }
+    Launch l = new Launch(draft.method().trim(), draft.toHead().url(), replayOf);
+    launches.add(l);
+    CompletionStage<Flow> done;
+    try {
+      done = replayer.send(draft, protocol, replayOf);
+    } catch (IllegalArgumentException e) {
+      launches.remove(l);
+      throw ApiError.badRequest(e.getMessage());
+    } catch (UnsupportedOperationException e) {
+      launches.remove(l);
+      throw new ApiError(501, "replay is not available: " + e.getMessage());
+    }
+    CompletableFuture<Flow> ended = done.toCompletableFuture();
+    try {
+      Flow f;
+      if (wait) {
+        try {
+          f = ended.get(waitSeconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          f = l.flow.getNow(null);
+          if (f == null) {
+            throw new ApiError(504, "the request did not end within " + waitSeconds + " s");
+          }
+        }
+      } else {
+        try {
+          f = (Flow) CompletableFuture.anyOf(l.flow, ended).get(FLOW_APPEARS.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+          throw new ApiError(504, "the request was handed to the proxy, but its flow did not appear within "
+              + FLOW_APPEARS.toSeconds() + " s");
+        }
+      }
+      return Reply.of(f.state() == FlowState.IN_FLIGHT ? 202 : 200, ControlJson.summary(f));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiError(503, "interrupted");
+    } catch (ExecutionException e) {
+      throw new ApiError(502, "the request could not be sent: " + e.getCause());
+    } finally {
+      launches.remove(l);
+    }
+  }
+
+  /** One replay or compose waiting to learn its flow: the first new flow with its method, URL and replayOf. */
+  private static final class Launch {
+    final String method;
+    final String url;
+    final long replayOf;
+    final CompletableFuture<Flow> flow = new CompletableFuture<>();
+
+    Launch(String method, String url, long replayOf) {
+      this.method = method;
+      this.url = url;
+      this.replayOf = replayOf;
+    }
+
+    boolean matches(Flow f) {
+      return f.replayOf() == replayOf && f.request() != null && f.request().method().equals(method)
+          && f.request().url().equals(url);
+    }
+  }
+
+  /** On the subscription's delivery thread, one event at a time. */
+  private void onFlowEvent(FlowEvent e) {
+    if (launches.isEmpty()) {
+      fresh.clear();
+      return;
+    }
+    Flow f = e.flow();
+    if (e.type() == FlowEvent.Type.ADDED) {
+      fresh.add(f.id());
+    }
+    if (!fresh.contains(f.id())) {
+      return;
+    }
+    for (Launch l : launches) {
+      if (!l.flow.isDone() && l.matches(f)) {
+        fresh.remove(f.id());
+        l.flow.complete(f);
+        return;
+      }
+    }
+    if (e.type() == FlowEvent.Type.COMPLETED) {
+      fresh.remove(f.id());
+    }
+  }
+
+  // ---- /paused ----
+
+  private Reply paused(String method, List<String> p, byte[] body) {
+    if (p.size() == 1) {
+      allow(method, "GET");
+      ArrayNode out = ControlJson.array();
+      intercept.pausedFlows().forEach(pf -> out.add(ControlJson.paused(pf)));
+      return Reply.ok(out);
+    }
+    long id;
+    try {
+      id = Long.parseLong(p.get(1));
+    } catch (NumberFormatException e) {
+      throw ApiError.notFound("no paused flow " + p.get(1));
+    }
+    PausedFlow pf = intercept.paused(id);
+    if (pf == null) {
+      throw ApiError.notFound("flow " + id + " is not paused");
+    }
+    if (p.size() == 2) {
+      allow(method, "GET");
+      return Reply.ok(ControlJson.paused(pf));
+    }
+    if (p.size() != 3) {
+      throw notFound(String.join("/", p));
+    }
+    String action = p.get(2);
+    if (!Set.of("resume", "abort", "answer").contains(action)) {
+      throw notFound(String.join("/", p));
+    }
+    allow(method, "POST");
+    JsonNode n = ControlJson.parse(body);
+    boolean released;
+    switch (action) {
+      case "resume" -> {
+        if (n == null || n.isEmpty()) {
+          released = pf.resume();
+        } else if (pf.phase() == Flow.Paused.REQUEST) {
+          RequestDraft d = ControlJson.requestDraft(ControlJson.requireObject(n, "the request"), pf.request(), Set.of());
+          try {
+            released = pf.resume(d);
+          } catch (IllegalArgumentException e) {
+            throw ApiError.badRequest(e.getMessage());
+          }
+        } else {
+          released = pf.resume(ControlJson.responseDraft(ControlJson.requireObject(n, "the response"), pf.response()));
+        }
+      }
+      case "abort" -> released = pf.abort();
+      default -> {
+        ObjectNode o = n == null ? ControlJson.object() : ControlJson.requireObject(n, "the answer");
+        ResponseDraft answer = ControlJson.responseDraft(o, null);
+        released = pf.answer(answer);
+      }
+    }
+    if (!released) {
+      throw ApiError.conflict("flow " + id + " was already released");
+    }
+    ObjectNode o = ControlJson.object();
+    o.put("flowId", id);
+    o.put("released", action);
+    return Reply.ok(o);
+  }
+
+  // ---- /rules and /breakpoints ----
+
+  private <T extends InterceptList.Entry> Reply list(String method, List<String> p, byte[] body,
+      InterceptList<T> list, String what) {
+    if (p.size() == 1) {
+      switch (method) {
+        case "GET" -> {
+          return new Reply(200, list.toJson());
+        }
+        case "PUT" -> {
+          JsonNode n = ControlJson.parse(body);
+          if (n == null) {
+            throw ApiError.badRequest("PUT /" + p.get(0) + " takes a JSON array of " + what + "s");
+          }
+          ControlJson.requireArrayOfObjects(n, "PUT /" + p.get(0) + " body");
+          change(() -> list.replace(parse(list, n, what)));
+          return new Reply(200, list.toJson());
+        }
+        case "POST" -> {
+          JsonNode n = ControlJson.parse(body);
+          ControlJson.requireObject(n, "a " + what);
+          List<T> one = parse(list, ControlJson.array().add(n), what);
+          T entry = one.get(0);
+          if (list.get(entry.id()) != null) {
+            throw ApiError.conflict("there is already a " + what + " with id " + entry.id());
+          }
+          change(() -> list.add(entry));
+          return Reply.of(201, ControlJson.MAPPER.valueToTree(entry));
+        }
+        default -> throw notAllowed(method, "GET, PUT, POST");
+      }
+    }
+    String id = p.get(1);
+    T entry = list.get(id);
+    if (entry == null) {
+      throw ApiError.notFound("no " + what + " with id " + id);
+    }
+    if (p.size() == 2) {
+      switch (method) {
+        case "GET" -> {
+          return Reply.ok(ControlJson.MAPPER.valueToTree(entry));
+        }
+        case "PUT" -> {
+          JsonNode n = ControlJson.parse(body);
+          ObjectNode o = ControlJson.requireObject(n, "a " + what).deepCopy();
+          if (o.has("id") && !id.equals(o.get("id").asText())) {
+            throw ApiError.badRequest("the id in the body (" + o.get("id").asText() + ") is not " + id);
+          }
+          o.put("id", id);
+          T updated = parse(list, ControlJson.array().add(o), what).get(0);
+          change(() -> list.update(updated));
+          return Reply.ok(ControlJson.MAPPER.valueToTree(updated));
+        }
+        case "DELETE" -> {
+          if (!list.remove(id)) {
+            throw ApiError.notFound("no " + what + " with id " + id);
+          }
+          return new Reply(204, null);
+        }
+        default -> throw notAllowed(method, "GET, PUT, DELETE");
+      }
+    }
+    if (p.size() != 3 || !Set.of("move", "enable").contains(p.get(2))) {
+      throw notFound(String.join("/", p));
+    }
+    allow(method, "POST");
+    ObjectNode o = ControlJson.requireObject(ControlJson.parse(body), "the body");
+    if (p.get(2).equals("move")) {
+      JsonNode i = o.get("index");
+      if (i == null || !i.isInt() || i.intValue() < 0) {
+        throw ApiError.badRequest("move takes {\"index\": N} with N >= 0");
+      }
+      change(() -> list.move(id, i.intValue()));
+    } else {
+      JsonNode on = o.get("enabled");
+      if (on == null || !on.isBoolean()) {
+        throw ApiError.badRequest("enable takes {\"enabled\": true|false}");
+      }
+      change(() -> list.enable(id, on.booleanValue()));
+    }
+    return new Reply(200, list.toJson());
+  }
+
+  /** Parses entries with the list's own reader (the import/export format) and validates them. */
+  private static <T extends InterceptList.Entry> List<T> parse(InterceptList<T> list, JsonNode array, String what) {
+    List<T> entries;
+    try {
+      entries = list.parseJson(ControlJson.enabledByDefault((ArrayNode) array).toString());
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badRequest(e.getMessage());
+    }
+    for (T e : entries) {
+      if (e == null) {
+        throw ApiError.badRequest("a " + what + " cannot be null");
+      }
+      try {
+        e.validate();
+      } catch (FilterSyntaxException bad) {
+        throw ApiError.badRequest("\"" + e.name() + "\": bad filter: " + bad.getMessage());
+      } catch (IllegalArgumentException bad) {
+        throw ApiError.badRequest("\"" + e.name() + "\": " + bad.getMessage());
+      }
+    }
+    return new ArrayList<>(entries);
+  }
+
+  private static void change(Runnable r) {
+    try {
+      r.run();
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badRequest(e.getMessage());
+    }
+  }
+
+  // ---- helpers ----
+
+  private static List<String> segments(String path) {
+    List<String> out = new ArrayList<>();
+    for (String s : path.split("/")) {
+      if (!s.isEmpty()) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  private static long number(Map<String, String> query, String name, long dflt) {
+    String v = query.get(name);
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw ApiError.badRequest(name + " must be a number, got \"" + v + "\"");
+    }
+  }
+
+  private static void allow(String method, String allowed) {
+    if (!method.equals(allowed)) {
+      throw notAllowed(method, allowed);
+    }
+  }
+
+  static ApiError notAllowed(String method, String allowed) {
+    return new MethodNotAllowed(method, allowed);
+  }
+
+  private static ApiError notFound(String path) {
+    return ApiError.notFound("no such endpoint: " + (path.startsWith("/") ? path : "/" + path));
+  }
+
+  /** 405, with the methods the path takes (for the {@code Allow} header). */
+  static final class MethodNotAllowed extends ApiError {
+    final String allowed;
+
+    MethodNotAllowed(String method, String allowed) {
+      super(405, method + " is not allowed here (allowed: " + allowed + ")");
+      this.allowed = allowed;
+    }
+  }
+
+}

@@ -1,0 +1,150 @@
+package dev.loupe.ui.compose;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loupe.engine.api.AtomicFiles;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.intercept.RequestDraft;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The composer's history of sent requests, newest first, in {@code composer-history.json} in the
+ * configuration directory: at most {@link #MAX_ENTRIES} entries, bodies over {@link #MAX_BODY}
+ * bytes left out, written atomically and readable by the owner only ({@link AtomicFiles}: requests
+ * carry cookies and tokens).
+ *
+ * <p>A file that cannot be read or parsed gives an empty history (and is replaced on the next
+ * send); it never stops the composer.
+ */
+public final class ComposerHistory {
+  public static final String FILE_NAME = "composer-history.json";
+  public static final int MAX_ENTRIES = 100;
+  /** Bodies larger than this are not kept in the history ({@link Entry#bodyOmitted()}). */
+  public static final int MAX_BODY = 256 * 1024;
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /**
+   * One sent request.
+   *
+   * @param bodyOmitted whether the body was too large to keep ({@code request.body()} is then empty)
+   */
+  public record Entry(Instant sentAt, RequestDraft request, Replayer.Protocol protocol, boolean bodyOmitted) {
+    public Entry {
+      Objects.requireNonNull(sentAt, "sentAt");
+      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(protocol, "protocol");
+    }
+
+    /** What the history list shows: {@code POST https://example.com/api}. */
+    @Override
+    public String toString() {
+      return request.method() + " " + request.url();
+    }
+  }
+
+  private final Path file;
+
+  public ComposerHistory(Path file) {
+    this.file = Objects.requireNonNull(file, "file");
+  }
+
+  /** The history in {@code confdir}. */
+  public static ComposerHistory in(Path confdir) {
+    return new ComposerHistory(confdir.resolve(FILE_NAME));
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /** The entries, newest first; empty when there is no file or it cannot be read. */
+  public List<Entry> load() {
+    try {
+      JsonNode root = JSON.readTree(Files.readAllBytes(file));
+      List<Entry> out = new ArrayList<>();
+      for (JsonNode e : root.path("entries")) {
+        Entry entry = entry(e);
+        if (entry != null && out.size() < MAX_ENTRIES) {
+          out.add(entry);
+        }
+      }
+      return out;
+    } catch (NoSuchFileException missing) {
+      return List.of();
+    } catch (IOException | RuntimeException unreadable) {
+      return List.of();
+    }
+  }
+
+  /** Writes {@code entries} (the first {@link #MAX_ENTRIES}). */
+  public void save(List<Entry> entries) throws IOException {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("version", 1);
+    ArrayNode list = root.putArray("entries");
+    for (Entry e : entries.subList(0, Math.min(entries.size(), MAX_ENTRIES))) {
+      ObjectNode n = list.addObject();
+      n.put("sentAt", e.sentAt().toString());
+      n.put("protocol", e.protocol().name());
+      n.put("method", e.request().method());
+      n.put("url", e.request().url());
+      ArrayNode headers = n.putArray("headers");
+      for (Headers.Field f : e.request().headers().fields()) {
+        headers.addArray().add(f.name()).add(f.value());
+      }
+      n.put("body", Base64.getEncoder().encodeToString(e.request().body()));
+      if (e.bodyOmitted()) {
+        n.put("bodyOmitted", true);
+      }
+    }
+    AtomicFiles.write(file, JSON.writeValueAsBytes(root));
+  }
+
+  /**
+   * {@code entries} with {@code sent} first: an older entry for the same request is dropped, the list
+   * is cut to {@link #MAX_ENTRIES}, and a body over {@link #MAX_BODY} is left out.
+   */
+  public static List<Entry> add(List<Entry> entries, Entry sent) {
+    Entry e = sent;
+    if (e.request().body().length > MAX_BODY) {
+      e = new Entry(e.sentAt(), e.request().withBody(new byte[0]), e.protocol(), true);
+    }
+    List<Entry> out = new ArrayList<>(Math.min(entries.size() + 1, MAX_ENTRIES));
+    out.add(e);
+    for (Entry old : entries) {
+      if (out.size() >= MAX_ENTRIES) {
+        break;
+      }
+      if (!(old.request().sameAs(e.request()) && old.protocol() == e.protocol())) {
+        out.add(old);
+      }
+    }
+    return out;
+  }
+
+  private static Entry entry(JsonNode n) {
+    try {
+      List<Headers.Field> fields = new ArrayList<>();
+      for (JsonNode h : n.path("headers")) {
+        fields.add(new Headers.Field(h.path(0).asText(), h.path(1).asText()));
+      }
+      RequestDraft d = new RequestDraft(n.path("method").asText("GET"), n.path("url").asText(""), "HTTP/1.1",
+          Headers.of(fields), Base64.getDecoder().decode(n.path("body").asText("")));
+      return new Entry(Instant.parse(n.path("sentAt").asText()),
+          d, Replayer.Protocol.valueOf(n.path("protocol").asText("AUTO")), n.path("bodyOmitted").asBoolean(false));
+    } catch (RuntimeException bad) {
+      return null; // one bad entry does not lose the others
+    }
+  }
+}
