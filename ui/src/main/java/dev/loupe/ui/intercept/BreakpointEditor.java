@@ -85,8 +85,10 @@ final class BreakpointEditor {
 
     Button resume = new Button("Resume");
     resume.setId("bp-resume");
-    resume.setDefaultButton(true);
-    resume.setTooltip(new Tooltip("Let the flow go on with your edits (Content-Length and encodings are fixed up)"));
+    // not the default button: Enter in the URL or a header field must not let the flow go
+    resume.getStyleClass().add("intercept-primary");
+    resume.setTooltip(new Tooltip("Let the flow go on with your edits (Content-Length and encodings are fixed up)."
+        + " Ctrl+Enter"));
     resume.setOnAction(e -> vm.resume());
     Button unchanged = new Button("Resume unchanged");
     unchanged.setId("bp-resume-unchanged");

@@ -33,6 +33,8 @@ import javafx.stage.Window;
  * editor, a timeout, the control API, the client leaving) leaves the list, the next one is
  * selected, and the window hides when none is left. Many pauses cost one list cell each.
  *
+ * <p>Ctrl+Enter resumes the selected flow with its edits.
+ *
  * <p>Ids: {@code paused-list}, {@code paused-count}, {@code paused-resume-all}, {@code
  * paused-editor} (the right side); the editor's own ids are in {@link BreakpointEditor}.
  */
@@ -115,6 +117,13 @@ public final class PausedFlowsWindow {
         scene.getStylesheets().setAll(owner.getScene().getStylesheets());
       }
     }
+    scene.getAccelerators().put(new javafx.scene.input.KeyCodeCombination(javafx.scene.input.KeyCode.ENTER,
+        javafx.scene.input.KeyCombination.SHORTCUT_DOWN), () -> {
+          BreakpointEditor e = selectedEditor();
+          if (e != null) {
+            e.viewModel().resume();
+          }
+        });
     stage.setTitle("Loupe — Paused flows");
     stage.setScene(scene);
   }

@@ -105,7 +105,10 @@ class BreakpointEditorTest {
     replaceText(robot, robot.lookup("#bp-body").query(), "{\"qty\":12}");
     Screenshots.write(window.stage().getScene(), "breakpoint-editor.png");
 
-    robot.clickOn("#bp-resume");
+    robot.clickOn("#bp-url").push(KeyCode.ENTER);
+    WaitForAsyncUtils.waitForFxEvents();
+    assertThat(at.outcome()).as("Enter in a field does not resume").isNotDone();
+    robot.push(KeyCode.CONTROL, KeyCode.ENTER); // Resume
     RequestOutcome out = at.outcome().get(10, TimeUnit.SECONDS);
     RequestDraft sent = ((RequestOutcome.Forward) out).request();
     assertThat(sent.headers()).isEqualTo(Headers.of("Host", "api.example.com", "Content-Type", "application/json",
