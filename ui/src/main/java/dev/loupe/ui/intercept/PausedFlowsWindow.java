@@ -89,8 +89,11 @@ public final class PausedFlowsWindow {
     Label count = new Label();
     count.setId("paused-count");
     count.getStyleClass().add("intercept-title");
-    count.textProperty().bind(Bindings.createStringBinding(
-        () -> paused.countProperty().get() + " paused, oldest first", paused.countProperty()));
+    count.textProperty().bind(Bindings.createStringBinding(() -> {
+      java.time.Duration timeout = service.pauseTimeout();
+      return paused.countProperty().get() + " paused, oldest first"
+          + (timeout.isZero() ? "" : " — each goes on unchanged after " + timeout.toSeconds() + " s (see Settings)");
+    }, paused.countProperty()));
     Button resumeAll = new Button("Resume all");
     resumeAll.setId("paused-resume-all");
     resumeAll.setTooltip(new Tooltip("Let every paused flow go on unchanged"));

@@ -172,6 +172,12 @@ class BreakpointEditorTest {
     assertThat(all.get(1).outcome().get(10, TimeUnit.SECONDS)).isInstanceOf(RequestOutcome.Abort.class);
     WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> list.getItems().size() == 38);
 
+    service.pauseTimeout(java.time.Duration.ofSeconds(600));
+    PausedFlows.AtRequest late = PausedFlows.atRequest(service, PausedFlows.post("http://many.test/late", "{}"));
+    all.add(late);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> list.getItems().size() == 39);
+    assertThat(robot.lookup("#paused-count").queryAs(Label.class).getText())
+        .isEqualTo("39 paused, oldest first — each goes on unchanged after 600 s (see Settings)");
     robot.clickOn("#paused-resume-all");
     WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !window.stage().isShowing());
     for (PausedFlows.AtRequest a : all) {
