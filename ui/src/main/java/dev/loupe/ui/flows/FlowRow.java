@@ -18,10 +18,11 @@ import java.util.Locale;
  * @param durationMs  total time, or -1 while in flight
  * @param clientProto the client side's protocol, short (h1, h2, h3), or "-"
  * @param serverProto the server side's protocol, short, or "-"
+ * @param paused      where the flow waits at a breakpoint, or null
  */
 public record FlowRow(long id, Instant time, String method, String host, String path, int status,
     String contentType, long size, double durationMs, String clientProto, String serverProto, FlowTier tier,
-    FlowState state, boolean error, Flow flow) {
+    FlowState state, boolean error, Flow.Paused paused, Flow flow) {
 
   /** The columns of {@code f} as they are now. */
   public static FlowRow of(Flow f) {
@@ -39,7 +40,7 @@ public record FlowRow(long id, Instant time, String method, String host, String 
         size,
         f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs(),
         Protocols.shortName(f.clientProtocol()), Protocols.shortName(f.serverProtocol()),
-        f.tier(), f.state(), f.error() != null, f);
+        f.tier(), f.state(), f.error() != null, f.paused(), f);
   }
 
   /** 335 B, 2.0 KiB, 19 MiB: binary units, as the filter language reads them. */

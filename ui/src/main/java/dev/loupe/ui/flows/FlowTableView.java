@@ -13,7 +13,8 @@ import javafx.scene.control.TableView;
 /**
  * The live flow table: a virtualized {@link TableView} over the view model's visible rows, sortable
  * by any column (arrival order otherwise), with a column chooser, and row colours for errors and
- * flows in flight ({@code flow-error}, {@code flow-in-flight} style classes).
+ * flows in flight ({@code flow-error}, {@code flow-in-flight} style classes); a flow paused at a
+ * breakpoint gets {@code flow-paused} and "paused" in its Status column.
  */
 public final class FlowTableView extends TableView<FlowRow> {
   private static final DateTimeFormatter TIME =
@@ -60,9 +61,11 @@ public final class FlowTableView extends TableView<FlowRow> {
       @Override
       protected void updateItem(FlowRow row, boolean empty) {
         super.updateItem(row, empty);
-        getStyleClass().removeAll("flow-error", "flow-in-flight");
+        getStyleClass().removeAll("flow-error", "flow-in-flight", "flow-paused");
         if (!empty && row != null) {
-          if (row.error()) {
+          if (row.paused() != null) {
+            getStyleClass().add("flow-paused");
+          } else if (row.error()) {
             getStyleClass().add("flow-error");
           } else if (row.durationMs() < 0) {
             getStyleClass().add("flow-in-flight");
@@ -80,9 +83,17 @@ public final class FlowTableView extends TableView<FlowRow> {
       @Override
       protected void updateItem(FlowRow r, boolean empty) {
         super.updateItem(r, empty);
-        getStyleClass().removeAll("status-4xx", "status-5xx");
+        getStyleClass().removeAll("status-4xx", "status-5xx", "status-paused");
         if (empty || r == null) {
           setText(null);
+          return;
+        }
+        setTooltip(null);
+        if (r.paused() != null) {
+          setText("paused");
+          setTooltip(new javafx.scene.control.Tooltip(r.paused() == dev.loupe.engine.flow.Flow.Paused.REQUEST
+              ? "Paused before the request goes to the server" : "Paused before the response goes to the client"));
+          getStyleClass().add("status-paused");
           return;
         }
         setText(r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status()));

@@ -11,6 +11,7 @@ import dev.loupe.ui.flows.CurlCommand;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import dev.loupe.ui.flows.FlowTableView;
+import dev.loupe.ui.intercept.InterceptControls;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsDialog;
 import dev.loupe.ui.settings.SettingsFile;
@@ -88,6 +89,8 @@ public final class MainWindow implements AutoCloseable {
   private final ComposeActions compose;
   /** The last outcome of a toolbar action (system proxy switched, …), shown in the status bar. */
   private final javafx.beans.property.StringProperty notice = new javafx.beans.property.SimpleStringProperty("");
+  /** Breakpoints and rules: toolbar group, context-menu items, "N paused", their windows. */
+  private final InterceptControls intercept;
   private Settings settings;
   private Scene scene;
   /** Asks where to save (title, suggested name) → file or null; a file chooser unless a test replaces it. */
@@ -99,6 +102,7 @@ public final class MainWindow implements AutoCloseable {
     this.settings = ctx.settings();
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
+    this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
     capture.setId("capture");
@@ -135,6 +139,7 @@ public final class MainWindow implements AutoCloseable {
     ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), systemProxy, trust,
         new Separator(Orientation.VERTICAL), exportMenu, settingsButton);
     toolbar.setId("toolbar");
+    toolbar.getItems().addAll(intercept.toolbarItems());
 
     CustomTextField filter = (CustomTextField) TextFields.createClearableTextField();
     filter.setId("filter");
@@ -256,7 +261,8 @@ public final class MainWindow implements AutoCloseable {
     Label noticeLabel = new Label();
     noticeLabel.setId("status-notice");
     noticeLabel.textProperty().bind(notice);
-    bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), noticeLabel, exportMessage, exportProgress, cancelExport);
+    bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), intercept.statusLabel(), noticeLabel, exportMessage,
+        exportProgress, cancelExport);
     bar.getRightItems().addAll(memory, new Separator(Orientation.VERTICAL), throughput, spark);
     return bar;
   }
@@ -272,7 +278,9 @@ public final class MainWindow implements AutoCloseable {
     url.setOnAction(e -> copyUrl());
     MenuItem har = new MenuItem("Export selected as HAR…");
     har.setOnAction(e -> exportHar(selectedFlows(), "selected"));
-    return new ContextMenu(curl, url, new SeparatorMenuItem(), har);
+    ContextMenu menu = new ContextMenu(curl, url, new SeparatorMenuItem(), har);
+    menu.getItems().addAll(intercept.contextMenuItems(this::selectedFlows));
+    return menu;
   }
 
   /** The selected flows, in table order. */
@@ -424,8 +432,14 @@ public final class MainWindow implements AutoCloseable {
     this.saveChooser = chooser;
   }
 
+  /** Breakpoints and rules controls (tests). */
+  InterceptControls intercept() {
+    return intercept;
+  }
+
   @Override
   public void close() {
+    intercept.close();
     detail.close();
     status.close();
     export.close();
