@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.engine.intercept.RequestDraft;
 import dev.loupe.ui.common.FxThread;
+import dev.loupe.ui.common.HeaderEntry;
 import dev.loupe.ui.detail.BodyInput;
 import dev.loupe.ui.detail.BodyViewModel;
 import dev.loupe.ui.detail.HeaderRow;
@@ -54,30 +55,6 @@ import javafx.collections.ObservableList;
 public final class ComposerViewModel {
   /** The methods the method box offers (any other token can be typed). */
   public static final List<String> METHODS = List.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
-
-  /** One editable header row. */
-  public static final class HeaderEntry {
-    private final StringProperty name = new SimpleStringProperty(this, "name", "");
-    private final StringProperty value = new SimpleStringProperty(this, "value", "");
-
-    public HeaderEntry(String name, String value) {
-      this.name.set(name);
-      this.value.set(value);
-    }
-
-    public StringProperty nameProperty() {
-      return name;
-    }
-
-    public StringProperty valueProperty() {
-      return value;
-    }
-
-    @Override
-    public String toString() {
-      return name.get() + ": " + value.get();
-    }
-  }
 
   private final Replayer replayer;
   private final ComposerHistory historyFile;

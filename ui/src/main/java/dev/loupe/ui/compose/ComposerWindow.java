@@ -1,6 +1,7 @@
 package dev.loupe.ui.compose;
 
 import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.ui.common.HeaderEntry;
 import dev.loupe.ui.detail.BodyView;
 import dev.loupe.ui.detail.HeaderRow;
 import dev.loupe.ui.detail.Tables;
@@ -199,14 +200,14 @@ public final class ComposerWindow {
   }
 
   private TabPane requestEditor() {
-    TableView<ComposerViewModel.HeaderEntry> headers = new TableView<>(vm.headers());
+    TableView<HeaderEntry> headers = new TableView<>(vm.headers());
     headers.setId("composer-headers");
     headers.setEditable(true);
-    TableColumn<ComposerViewModel.HeaderEntry, String> name = new TableColumn<>("Name");
+    TableColumn<HeaderEntry, String> name = new TableColumn<>("Name");
     name.setCellValueFactory(cd -> cd.getValue().nameProperty());
     name.setCellFactory(TextFieldTableCell.forTableColumn());
     name.setPrefWidth(220);
-    TableColumn<ComposerViewModel.HeaderEntry, String> value = new TableColumn<>("Value");
+    TableColumn<HeaderEntry, String> value = new TableColumn<>("Value");
     value.setCellValueFactory(cd -> cd.getValue().valueProperty());
     value.setCellFactory(TextFieldTableCell.forTableColumn());
     value.setPrefWidth(520);
@@ -217,7 +218,7 @@ public final class ComposerWindow {
     Button add = new Button("Add");
     add.setId("composer-header-add");
     add.setOnAction(e -> {
-      ComposerViewModel.HeaderEntry h = vm.addHeader("", "");
+      HeaderEntry h = vm.addHeader("", "");
       int row = vm.headers().indexOf(h);
       headers.getSelectionModel().select(row);
       headers.layout();

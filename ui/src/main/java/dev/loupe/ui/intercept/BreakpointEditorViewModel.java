@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.intercept.PausedFlow;
 import dev.loupe.engine.intercept.RequestDraft;
 import dev.loupe.engine.intercept.ResponseDraft;
+import dev.loupe.ui.common.HeaderEntry;
 import java.util.function.Supplier;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;

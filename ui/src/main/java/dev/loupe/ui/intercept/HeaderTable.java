@@ -1,5 +1,6 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.ui.common.HeaderEntry;
 import javafx.collections.ObservableList;
 import javafx.geometry.Pos;
 import javafx.scene.Node;

@@ -5,7 +5,7 @@
  *
  * <p>Everything drives the one {@link dev.loupe.engine.intercept.InterceptService} the engine and
  * the control API share. View models ({@code *ViewModel}, {@code *Model}, {@link
- * dev.loupe.ui.intercept.HeaderEntry}) hold JavaFX properties and no nodes, so they are tested
+ * dev.loupe.ui.common.HeaderEntry}) hold JavaFX properties and no nodes, so they are tested
  * without a display; they are changed on the UI thread only, and events from the service (a flow
  * paused or released, a list changed by the control API) hop there through {@link
  * dev.loupe.ui.common.FxThread}. Nothing here waits for the engine: a release only completes the

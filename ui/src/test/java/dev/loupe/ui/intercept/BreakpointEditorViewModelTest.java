@@ -7,6 +7,7 @@ import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.RequestOutcome;
 import dev.loupe.engine.intercept.ResponseDraft;
 import dev.loupe.engine.intercept.ResponseOutcome;
+import dev.loupe.ui.common.HeaderEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package dev.loupe.ui.intercept;
+package dev.loupe.ui.common;
 
 import dev.loupe.engine.flow.Headers;
 import java.util.ArrayList;
@@ -6,7 +6,7 @@ import java.util.List;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 
-/** One editable header line (name and value) of a breakpoint editor's header table. */
+/** One editable header line (name and value): the breakpoint editor's and the composer's header tables. */
 public final class HeaderEntry {
   private final StringProperty name = new SimpleStringProperty(this, "name", "");
   private final StringProperty value = new SimpleStringProperty(this, "value", "");
