@@ -101,7 +101,7 @@ class ComposeWindowTest {
       vm.addHeader("X-Compose", "typed");
       vm.protocolProperty().set(Replayer.Protocol.H2);
     });
-    robot.clickOn("Body");
+    robot.clickOn("#composer-tab-body"); // by id: the response has a "Body" tab too
     String text = "{\"hello\":\"origin\",\"n\":[1,2,3]}";
     robot.clickOn("#composer-body").write(text);
     robot.clickOn("#composer-pretty");

@@ -202,7 +202,10 @@ class RulesWindowTest {
     robot.clickOn(robot.lookup("#rule-ops .op-value").queryAs(javafx.scene.control.TextField.class)).write("on");
     robot.clickOn("#rule-ops-add");
     robot.clickOn(inRow(robot, "#rule-ops .op-kind", 1)).clickOn("Replace in body");
-    robot.clickOn(inRow(robot, "#rule-ops .op-side", 1)).clickOn("Response");
+    // The popup's cell, not any node reading "Response" (the breakpoints tab has such labels too).
+    robot.clickOn(inRow(robot, "#rule-ops .op-side", 1));
+    robot.clickOn(robot.lookup(".combo-box-popup .list-cell")
+        .<javafx.scene.control.ListCell<?>>match(c -> "Response".equals(c.getText())).<javafx.scene.Node>query());
     javafx.scene.control.TextField match = robot.lookup("#rule-ops .op-match").queryAllAs(javafx.scene.control.TextField.class)
         .stream().filter(f -> f.getText().isEmpty()).findFirst().orElseThrow();
     robot.clickOn(match).write("\"debug\":false");
