@@ -238,6 +238,17 @@ class InterceptRulesTest {
   }
 
   @Test
+  void aThrottledUploadLongerThanTheResponseTimeoutStillGetsItsAnswer() throws Exception {
+    proxy = open(ProxyFixture.start(b -> b.responseTimeout(java.time.Duration.ofSeconds(1))));
+    origin = open(TestOrigin.http());
+    client = proxy.clientBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    proxy.intercept().rules().add(rule("slow upload", "~u /sha256", new RuleAction.Throttle(64 * 1024, 0)));
+    byte[] up = TestData.bytes(160 * 1024); // 2.5 s at 64 KiB/s: the timeout counts from the last byte sent
+    assertThat(post("/sha256", up).body()).isEqualTo(InterceptBreakpointTest.shaAnswer(up));
+    assertThat(proxy.awaitFlow("/sha256").error()).isNull();
+  }
+
+  @Test
   void aRuleOnOneHostLeavesOtherHostsOnTheRelayTier() throws Exception {
     start(Proto.H1);
     proxy.intercept().rules().add(rule("only localhost", "~d localhost", new RuleAction.Rewrite(List.of(

@@ -1041,6 +1041,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         execute(ex.on(new ExchangeEvent.RequestDataReceived(new DefaultHttpContent(slice), n)));
         if (upstream != null) {
           upstream.channel().flush(); // a paced slice goes now, not with the next read's batch
+          armResponseTimer(ex); // the origin's time to answer counts from the last byte we sent
         }
       }, () -> execute(ex.on(new ExchangeEvent.RequestEnded(trailers))));
     };
