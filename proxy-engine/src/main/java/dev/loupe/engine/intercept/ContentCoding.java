@@ -61,6 +61,18 @@ public final class ContentCoding {
     }
   }
 
+  /**
+   * The bytes to send for an edited message: the original wire bytes when neither the (decoded)
+   * body nor the {@code Content-Encoding} changed, so an untouched body goes out byte for byte;
+   * else {@code body} encoded again per {@code headers}.
+   */
+  public static byte[] wireBody(Headers headers, byte[] body, Headers originalHeaders, byte[] originalBody,
+      byte[] originalWire) {
+    boolean same = java.util.Arrays.equals(body, originalBody)
+        && java.util.Objects.equals(headers.get("content-encoding"), originalHeaders.get("content-encoding"));
+    return same ? originalWire : encodeOrKeep(headers, body);
+  }
+
   /** {@code body} encoded per {@code Content-Encoding} when gzip/deflate; else unchanged. */
   public static byte[] encodeOrKeep(Headers headers, byte[] body) {
     if (body.length == 0 || !handled(headers)) {

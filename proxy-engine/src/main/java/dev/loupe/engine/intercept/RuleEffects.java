@@ -140,8 +140,23 @@ final class RuleEffects {
     };
   }
 
+  /** Compiled rewrite regexes by source: a rule applies to every matching request, compile it once. */
+  private static final java.util.Map<String, Pattern> PATTERNS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static Pattern pattern(String regex) {
+    Pattern p = PATTERNS.get(regex);
+    if (p == null) {
+      if (PATTERNS.size() >= 1024) {
+        PATTERNS.clear(); // edited rules leave old regexes behind; start over rather than grow
+      }
+      p = Pattern.compile(regex);
+      PATTERNS.put(regex, p);
+    }
+    return p;
+  }
+
   private static String replace(RewriteOp op, String text) {
-    Matcher m = Pattern.compile(op.match()).matcher(text);
+    Matcher m = pattern(op.match()).matcher(text);
     try {
       return m.replaceAll(op.value());
     } catch (IllegalArgumentException | IndexOutOfBoundsException badGroup) {

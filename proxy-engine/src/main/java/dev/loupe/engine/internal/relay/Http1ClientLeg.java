@@ -1020,9 +1020,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       interceptFailed(502, "Bad Gateway", "the edited request cannot be sent: " + e.getMessage());
       return;
     }
-    boolean sameBody = java.util.Arrays.equals(draft.body(), original.body())
-        && java.util.Objects.equals(draft.headers().get("content-encoding"), original.headers().get("content-encoding"));
-    byte[] body = sameBody ? originalWire : draft.wireBody();
+    byte[] body = dev.loupe.engine.intercept.ContentCoding.wireBody(draft.headers(), draft.body(),
+        original.headers(), original.body(), originalWire);
     // The body is complete: no 100-continue dance with the origin, and an exact length.
     head = head.withHeaders(withLength(head.headers().without("expect"), body.length,
         body.length > 0 || original.headers().contains("content-length")));
@@ -1113,9 +1112,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     if (exchange != ex || ex.finished()) {
       return;
     }
-    boolean sameBody = original != null && java.util.Arrays.equals(draft.body(), original.body())
-        && java.util.Objects.equals(draft.headers().get("content-encoding"), original.headers().get("content-encoding"));
-    byte[] body = sameBody ? originalWire : draft.wireBody();
+    byte[] body = original == null ? draft.wireBody() : dev.loupe.engine.intercept.ContentCoding.wireBody(
+        draft.headers(), draft.body(), original.headers(), original.body(), originalWire);
     ResponseHead head = draft.toHead();
     if (Http1Messages.bodyAllowed(request.method().name(), head.status())) {
       head = new ResponseHead(head.status(), head.reason(), head.httpVersion(),
