@@ -1437,7 +1437,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     String reason = reason(cause);
     Exchange ex = exchange;
     if (ex != null) {
-      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason));
+      // Streaming: the head (and body before the error) may be at the origin already. Its request
+      // is aborted below (connection closed, RST_STREAM or RESET_STREAM), never completed.
+      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason
+          + (upstream != null ? "; the request to the origin was aborted" : "")));
     }
     if (!responseHeadSent) {
       writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);

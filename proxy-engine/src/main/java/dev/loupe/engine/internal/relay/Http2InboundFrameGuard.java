@@ -164,7 +164,9 @@ final class Http2InboundFrameGuard extends ChannelInboundHandlerAdapter {
           ctx.fireChannelRead(in.retainedSlice(start, frameStart - start));
         }
         in.release();
-        ctx.fireExceptionCaught(Http2Exception.connectionError(error, "%s", violation));
+        // NO_SHUTDOWN (not Netty's default HARD_SHUTDOWN): the GOAWAY names the last stream really
+        // accepted instead of 2^31-1, then the codec closes the connection.
+        ctx.fireExceptionCaught(new Http2Exception(error, violation, Http2Exception.ShutdownHint.NO_SHUTDOWN));
         return;
       }
     }
