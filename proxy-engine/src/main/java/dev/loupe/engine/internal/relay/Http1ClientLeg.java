@@ -129,15 +129,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private boolean closeAfterResponse;
   private boolean closing;
-  private boolean connectPending;
-  private String connectHost;
-  private int connectPort;
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
-  /** True between a CONNECT to an ignored host and the tunnel opening: raw client bytes are held. */
-  private boolean tunnelPending;
-  /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
-  private ByteBuf tunnelEarlyBytes;
   /**
    * True from a WebSocket upgrade request until its exchange ends: the HTTP decoder is out of the
    * pipeline and raw client bytes are held in {@link #upgradeEarlyBytes} (no more are read), to
@@ -216,10 +209,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (tunnelPending && msg instanceof ByteBuf b) {
-      tunnelEarlyBytes = tunnelEarlyBytes == null ? b : Unpooled.wrappedBuffer(tunnelEarlyBytes, b);
-      return;
-    }
     if (upgradeHold && msg instanceof ByteBuf b) {
       upgradeEarlyBytes = upgradeEarlyBytes == null ? b : Unpooled.wrappedBuffer(upgradeEarlyBytes, b);
       return;
@@ -230,15 +219,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     }
     if (!(msg instanceof HttpObject o)) {
       ReferenceCountUtil.release(msg);
-      return;
-    }
-    if (connectPending) {
-      // The rest of the CONNECT message (it has no body); then the connection leaves HTTP.
-      ReferenceCountUtil.release(msg);
-      if (msg instanceof LastHttpContent) {
-        connectPending = false;
-        startConnect();
-      }
       return;
     }
     if (o instanceof HttpRequest r && !side.multiplexed() && WebSocketUpgrade.holdsBytesBehind(r)) {
@@ -268,7 +248,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /** Feeds queued messages to the current exchange, starting a new one when the last has ended. */
   private void drain() {
-    while (!inbound.isEmpty() && !closing && !connectPending) {
+    while (!inbound.isEmpty() && !closing) {
       HttpObject msg = inbound.peek();
       if (msg instanceof HttpRequest r) {
         if (exchange != null) {
@@ -276,7 +256,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         }
         inbound.poll();
         startExchange(r);
-        if (msg instanceof HttpContent c && !closing && !connectPending) {
+        if (msg instanceof HttpContent c && !closing) {
           feedRequestContent(c);
         } else if (msg instanceof HttpContent c) {
           c.release();
@@ -351,7 +331,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         badRequest(req, "CONNECT inside an intercepted tunnel is not supported");
         return;
       }
-      beginConnect(req);
+      handOverConnect(req);
       return;
     }
     RequestHead head;
@@ -419,7 +399,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   // ---- CONNECT -----------------------------------------------------------------------------
 
-  private void beginConnect(HttpRequest req) {
+  /** Hands the connection to a {@link ConnectHandler} for {@code req}'s target; this leg leaves. */
+  private void handOverConnect(HttpRequest req) {
     RequestTargets.Authority target;
     try {
       target = RequestTargets.parseConnect(req.uri());
@@ -427,129 +408,15 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       badRequest(req, e.getMessage());
       return;
     }
-    connectHost = target.host();
-    connectPort = target.port();
-    request = req;
-    connectPending = true;
-    if (req instanceof LastHttpContent) {
-      connectPending = false;
-      startConnect();
-    }
-  }
-
-  private void startConnect() {
-    ChannelPipeline p = ctx.pipeline();
-    if (engine.config().ignored(connectHost, connectPort)) {
-      // Tunnel without looking: connect first so the client learns of failures as a 502.
-      Flow flow = TunnelRelay.newTunnelFlow(engine, connectHost, connectPort, clientInfo);
-      closing = true; // this leg is done with HTTP
-      tunnelPending = true;
-      // Stop parsing now: bytes the client sent behind the CONNECT belong to the tunnel (the codec
-      // hands its leftovers to channelRead, which holds them). The encoder stays for the 200 or 502.
-      p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
-          new io.netty.handler.codec.http.HttpResponseEncoder());
-      engine.connector().acquire(ctx.channel().eventLoop(), "tcp", connectHost, connectPort, flow)
-          .addListener(f -> {
-            UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
-            if (r.error() != null) {
-              releaseEarlyBytes();
-              flow.fail(r.error());
-              engine.store().completed(flow);
-              writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
-              return;
-            }
-            ctx.writeAndFlush(connectEstablished()).addListener(w -> {
-              if (!w.isSuccess()) {
-                releaseEarlyBytes();
-                r.connection().channel().close();
-                flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client left before the tunnel opened"));
-                engine.store().completed(flow);
-                return;
-              }
-              p.remove("connect-response-encoder");
-              ByteBuf first = tunnelEarlyBytes;
-              tunnelEarlyBytes = null;
-              tunnelPending = false;
-              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), first);
-              p.remove(this);
-            });
-          });
-      return;
-    }
-    if (connectsEagerly()) {
-      connectThenIntercept();
-      return;
-    }
-    ctx.writeAndFlush(connectEstablished());
     closing = true;
-    p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, connectHost, connectPort, clientInfo));
-    p.remove(this);
-    // Bytes the client sent right after CONNECT move on to the sniffer when the codec goes.
-    p.remove(Pipelines.HTTP_SERVER_CODEC);
-  }
-
-  /**
-   * Whether this CONNECT dials the origin before answering (see {@link
-   * dev.loupe.engine.api.EngineConfig.ConnectStrategy}): not when forced to HTTP/3 (QUIC would not
-   * use a TCP connection), nor when a connection to the origin is pooled on this loop already.
-   */
-  private boolean connectsEagerly() {
-    dev.loupe.engine.api.EngineConfig config = engine.config();
-    return config.connectStrategy() == dev.loupe.engine.api.EngineConfig.ConnectStrategy.EAGER
-        && config.upstreamProtocol() != dev.loupe.engine.api.EngineConfig.UpstreamProtocol.H3
-        && !engine.connector().hasPooled(ctx.channel().eventLoop(), connectHost, connectPort);
-  }
-
-  /**
-   * Dials {@code connectHost:connectPort} first: a failure is a 502 naming the cause (and a failed
-   * CONNECT flow); on success the connection is parked for the tunnel's first request, the client
-   * gets its 200, and what it sends is sniffed as usual. Bytes it sends meanwhile are held.
-   */
-  private void connectThenIntercept() {
     ChannelPipeline p = ctx.pipeline();
-    String host = connectHost;
-    int port = connectPort;
-    closing = true; // this leg is done with HTTP
-    tunnelPending = true;
-    p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
-        new io.netty.handler.codec.http.HttpResponseEncoder());
-    // Timings of the dial are kept only if it fails (then the flow is recorded).
-    Flow probe = new Flow(0, Instant.now(), engine.config().capture());
-    probe.timings().requestStart(System.nanoTime());
-    engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, probe).addListener(f -> {
-      UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
-      if (r.error() != null) {
-        releaseEarlyBytes();
-        Flow flow = TunnelRelay.newConnectFlow(engine, host, port, clientInfo, FlowTier.RELAY);
-        flow.fail(r.error());
-        engine.store().completed(flow);
-        writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
-        return;
-      }
-      if (!ctx.channel().isActive()) {
-        r.connection().channel().close();
-        releaseEarlyBytes();
-        return;
-      }
-      engine.connector().parkPredialed(r.connection(), host, port);
-      ctx.writeAndFlush(connectEstablished());
-      p.remove("connect-response-encoder");
-      ByteBuf first = tunnelEarlyBytes;
-      tunnelEarlyBytes = null;
-      tunnelPending = false;
-      p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, host, port, clientInfo));
-      if (first != null) {
-        ctx.fireChannelRead(first);
-        ctx.fireChannelReadComplete();
-      }
-      p.remove(this);
-    });
-  }
-
-  private static FullHttpResponse connectEstablished() {
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-        new HttpResponseStatus(200, "Connection established"));
-    return r;
+    p.addAfter(ctx.name(), "connect", new ConnectHandler(engine, clientInfo, target,
+        req.protocolVersion().equals(HttpVersion.HTTP_1_0), req instanceof LastHttpContent));
+    HttpObject queued;
+    while ((queued = inbound.poll()) != null) {
+      ctx.fireChannelRead(queued); // the rest of the CONNECT message, or what the client sent behind it
+    }
+    p.remove(this);
   }
 
   // ---- commands ----------------------------------------------------------------------------
@@ -959,7 +826,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void readClientIfReady() {
-    if (closing || connectPending || upgradeHold || !inbound.isEmpty() || !ctx.channel().isActive()) {
+    if (closing || upgradeHold || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
     if (exchange == null || holdingRequest) {
@@ -1467,21 +1334,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /** Writes a short text error page naming the cause; closes the connection when {@code close}. */
   private void writeError(int status, String reason, String detail, FlowError.Kind kind, boolean close) {
-    String body = status + " " + reason + "\n\nLoupe: " + detail + "\n";
-    ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
-    HttpVersion version = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0)
-        ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
-    FullHttpResponse r = new DefaultFullHttpResponse(version, new HttpResponseStatus(status, reason), content);
-    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
-    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-    if (kind != null) {
-      r.headers().set("X-Loupe-Error", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-    }
+    boolean http10 = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+    FullHttpResponse r = ErrorPages.page(status, reason, detail, kind, http10, close);
     if (close) {
       closing = true;
       releaseInbound();
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     } else {
       ctx.writeAndFlush(r);
@@ -1531,11 +1388,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void releaseEarlyBytes() {
-    tunnelPending = false;
-    if (tunnelEarlyBytes != null) {
-      tunnelEarlyBytes.release();
-      tunnelEarlyBytes = null;
-    }
     ReferenceCountUtil.release(takeUpgradeEarlyBytes());
   }
 
