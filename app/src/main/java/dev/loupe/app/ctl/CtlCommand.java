@@ -47,6 +47,9 @@ public final class CtlCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  /** Given before the subcommand ({@code loupe ctl --confdir D flows}): the subcommands' defaults. */
+  @Mixin Conn conn;
+
   /** {@code loupe ctl} as a picocli command with its subcommands. */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new CtlCommand());
@@ -82,20 +85,42 @@ public final class CtlCommand implements Callable<Integer> {
     @Option(names = "--confdir", paramLabel = "DIR", description = "Configuration directory of the Loupe to drive.")
     Path confdir;
 
-    @Option(names = "--url", paramLabel = "URL", description = "The control API's URL (instead of finding it).")
+    @Option(names = "--api", paramLabel = "URL",
+        description = "The control API's URL, e.g. http://127.0.0.1:9090 (instead of finding it in CONFDIR).")
     String url;
 
     @Option(names = "--token-file", paramLabel = "FILE",
-        description = "The token for --url (default: CONFDIR/control-token).")
+        description = "The token for --api (default: CONFDIR/control-token).")
     Path tokenFile;
 
     @Option(names = "--json", description = "Print the API's JSON instead of a table.")
     boolean json;
 
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec mixee;
+
     private ControlChannel channel;
+
+    /** Takes what was given before the subcommand for what was not given after it. */
+    private void inherit() {
+      CommandLine.Model.CommandSpec parent = mixee == null ? null : mixee.parent();
+      if (parent != null && parent.userObject() instanceof CtlCommand top && top.conn != this) {
+        Conn p = top.conn;
+        confdir = confdir != null ? confdir : p.confdir;
+        url = url != null ? url : p.url;
+        tokenFile = tokenFile != null ? tokenFile : p.tokenFile;
+        json |= p.json;
+      }
+    }
+
+    boolean json() {
+      inherit();
+      return json;
+    }
 
     ControlChannel channel() {
       if (channel == null) {
+        inherit();
         Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
         if (url != null) {
           Path f = tokenFile != null ? tokenFile : dir.resolve(ControlToken.FILE_NAME);
@@ -147,7 +172,7 @@ public final class CtlCommand implements Callable<Integer> {
 
     /** Prints {@code n} as JSON (with --json) or with {@code human}. */
     int print(JsonNode n, java.util.function.Consumer<PrintStream> human) {
-      if (json) {
+      if (json()) {
         System.out.println(CtlOutput.pretty(n));
       } else {
         human.accept(System.out);
@@ -303,7 +328,7 @@ public final class CtlCommand implements Callable<Integer> {
     public Integer call() throws IOException {
       JsonNode b = conn.get("/flows/" + id + "/body", query("side", request ? "request" : "response",
           "decoded", String.valueOf(!raw), "encoding", "base64"));
-      if (conn.json) {
+      if (conn.json()) {
         return conn.print(b, out -> { });
       }
       byte[] bytes = Base64.getDecoder().decode(b.path("bodyBase64").asText());
@@ -418,7 +443,7 @@ public final class CtlCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       JsonNode ca = conn.get("/ca", Map.of());
-      if (pem && !conn.json) {
+      if (pem && !conn.json()) {
         System.out.print(ca.path("pem").asText());
         return 0;
       }

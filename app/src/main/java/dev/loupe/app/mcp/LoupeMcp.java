@@ -44,6 +44,13 @@ public final class LoupeMcp {
       + " change traffic with rules and breakpoints, and release paused flows (list_paused, resume_flow,"
       + " abort_flow, answer_flow). proxy_status and connect_client say how to send a client through it.";
 
+  /** The SDK's own logging (SLF4J to java.util.logging): errors only; every call is in the call log anyway. */
+  private static final java.util.logging.Logger SDK_LOG = java.util.logging.Logger.getLogger("io.modelcontextprotocol");
+
+  static {
+    SDK_LOG.setLevel(java.util.logging.Level.SEVERE);
+  }
+
   private final LoupeApi api;
   private final McpOptions options;
   private final McpCallLog log;
