@@ -50,14 +50,13 @@ public final class CtlCommand implements Callable<Integer> {
   /** Given before the subcommand ({@code loupe ctl --confdir D flows}): the subcommands' defaults. */
   @Mixin Conn conn;
 
-  /** {@code loupe ctl} as a picocli command with its subcommands. */
+  /**
+   * {@code loupe ctl} as a picocli command with its subcommands. Errors go through the top command's
+   * handlers: a {@link Refused} request exits 1 with its reason, a bad option value
+   * ({@link #usage}) exits 2.
+   */
   public static CommandLine commandLine() {
-    CommandLine cli = new CommandLine(new CtlCommand());
-    cli.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-      System.err.println("loupe ctl: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
-      return ex instanceof Usage ? 2 : 1;
-    });
-    return cli;
+    return new CommandLine(new CtlCommand());
   }
 
   @Override
@@ -73,11 +72,9 @@ public final class CtlCommand implements Callable<Integer> {
     }
   }
 
-  /** A bad option value found while running: exit 2. */
-  static final class Usage extends RuntimeException {
-    Usage(String message) {
-      super(message, null, false, false);
-    }
+  /** A bad option value found while running {@code spec}'s command: exits 2 with the message. */
+  static CommandLine.ParameterException usage(CommandLine.Model.CommandSpec spec, String message) {
+    return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
   /** How to reach Loupe, and how to print: shared by every subcommand. */
@@ -195,6 +192,9 @@ public final class CtlCommand implements Callable<Integer> {
 
   /** Request edits shared by replay, send, resume and answer: headers and a body. */
   static final class Message {
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec mixee;
+
     @Option(names = {"-H", "--header"}, paramLabel = "'NAME: VALUE'",
         description = "A header (repeatable; replaces all headers).")
     List<String> headers = new ArrayList<>();
@@ -212,13 +212,13 @@ public final class CtlCommand implements Callable<Integer> {
         for (String h : headers) {
           int c = h.indexOf(':');
           if (c <= 0) {
-            throw new Usage("--header must be 'Name: value', got '" + h + "'");
+            throw usage(mixee, "--header must be 'Name: value', got '" + h + "'");
           }
           a.addArray().add(h.substring(0, c).strip()).add(h.substring(c + 1).strip());
         }
       }
       if (body != null && bodyFile != null) {
-        throw new Usage("give --body or --body-file, not both");
+        throw usage(mixee, "give --body or --body-file, not both");
       }
       if (body != null) {
         o.put("body", body);

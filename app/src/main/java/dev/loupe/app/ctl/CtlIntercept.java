@@ -17,7 +17,7 @@ final class CtlIntercept {
   private CtlIntercept() {}
 
   /** The JSON of {@code arg}: inline JSON, or {@code @FILE}. */
-  static JsonNode json(String arg) {
+  static JsonNode json(CtlCommand.Conn conn, String arg) {
     String text = arg;
     if (arg.startsWith("@")) {
       try {
@@ -29,7 +29,7 @@ final class CtlIntercept {
     try {
       return CtlCommand.JSON.readTree(text);
     } catch (IOException e) {
-      throw new CtlCommand.Usage("not valid JSON: " + e.getMessage());
+      throw CtlCommand.usage(conn.mixee, "not valid JSON: " + e.getMessage());
     }
   }
 
@@ -71,7 +71,7 @@ final class CtlIntercept {
     public Integer call() {
       if ("add".equals(action)) {
         if (arg == null) {
-          throw new CtlCommand.Usage("breakpoints add needs a FILTER");
+          throw CtlCommand.usage(conn.mixee, "breakpoints add needs a FILTER");
         }
         ObjectNode b = CtlCommand.JSON.createObjectNode().put("filter", arg).put("request", !noRequest)
             .put("response", response);
@@ -85,7 +85,7 @@ final class CtlIntercept {
   private static int entries(CtlCommand.Conn conn, String path, String what, String action, String arg) {
     String a = action == null ? "list" : action;
     if (!a.equals("list") && arg == null) {
-      throw new CtlCommand.Usage(what + "s " + a + " needs an argument");
+      throw CtlCommand.usage(conn.mixee, what + "s " + a + " needs an argument");
     }
     switch (a) {
       case "list" -> {
@@ -93,7 +93,7 @@ final class CtlIntercept {
         return conn.print(list, out -> CtlOutput.entryTable(out, list));
       }
       case "add" -> {
-        JsonNode created = conn.post(path, Map.of(), json(arg));
+        JsonNode created = conn.post(path, Map.of(), json(conn, arg));
         return conn.print(created, out -> out.println("added " + what + " " + created.path("id").asText()));
       }
       case "rm", "remove" -> {
@@ -106,7 +106,7 @@ final class CtlIntercept {
             CtlCommand.JSON.createObjectNode().put("enabled", a.equals("enable")));
         return conn.print(list, out -> CtlOutput.entryTable(out, list));
       }
-      default -> throw new CtlCommand.Usage("unknown action '" + a + "' (list, add, rm, enable, disable)");
+      default -> throw CtlCommand.usage(conn.mixee, "unknown action '" + a + "' (list, add, rm, enable, disable)");
     }
   }
 
