@@ -7,6 +7,7 @@ import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
 import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.ctl.CtlCommand;
+import dev.loupe.app.mcp.McpActivity;
 import dev.loupe.app.mcp.McpCallLog;
 import dev.loupe.app.mcp.McpCommand;
 import dev.loupe.app.mcp.McpHttpTransport;
@@ -388,7 +389,7 @@ final class LoupeCommand implements Callable<Integer> {
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer()));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir)));
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)

@@ -45,7 +45,7 @@ final class InterceptTools {
                 + " api.example.com\", \"action\": {\"type\": \"rewrite\", \"ops\": [{\"side\": \"REQUEST\", \"kind\":"
                 + " \"SET_HEADER\", \"match\": \"X-Debug\", \"value\": \"1\"}]}}.")),
             true, a -> api.post("/rules", Map.of(), a.get("rule"))),
-        new LoupeTool("remove_rule", "Remove a rule", "Removes the rule with this id (see list_rules).",
+        new LoupeTool("remove_rule", "Remove a rule", "Removes the rule with this id (from list_rules): it changes no further traffic.",
             object(List.of("id"), "id", string("The rule's id.")), true, a -> removed("/rules/", a.text("id", ""))),
         new LoupeTool("list_breakpoints", "List breakpoints",
             "Lists breakpoints: id, name, filter, whether they stop requests and/or responses, enabled.",
@@ -60,7 +60,7 @@ final class InterceptTools {
                 "response", bool("Stop responses (default false)."),
                 "name", string("A name to show.")),
             true, this::addBreakpoint),
-        new LoupeTool("remove_breakpoint", "Remove a breakpoint", "Removes the breakpoint with this id.",
+        new LoupeTool("remove_breakpoint", "Remove a breakpoint", "Removes the breakpoint with this id (from list_breakpoints): it stops no further flows.",
             object(List.of("id"), "id", string("The breakpoint's id.")), true,
             a -> removed("/breakpoints/", a.text("id", ""))),
         new LoupeTool("list_paused", "List paused flows",
