@@ -145,6 +145,12 @@ final class LoupeCommand implements Callable<Integer> {
           + " (HTTP/3 over QUIC to https:// origins; http:// origins stay on HTTP/1.1).")
   String upstreamProtocol;
 
+  @Option(names = "--connect-strategy", paramLabel = "eager|lazy", defaultValue = "eager",
+      description = "Regular mode, intercepted CONNECT: eager (default) connects to the origin before answering"
+          + " 200, so an unreachable origin is a 502 the client shows; lazy answers 200 at once and connects"
+          + " with the first request inside the tunnel.")
+  String connectStrategy;
+
   @Option(names = "--upstream-proxy", paramLabel = "URL",
       description = "Reach origins through this HTTP proxy (http://[user:pass@]host:port): a CONNECT tunnel per"
           + " origin connection; origin certificates are still verified.")
@@ -265,6 +271,11 @@ final class LoupeCommand implements Callable<Integer> {
       default -> throw new UsageError("--upstream-protocol: expected auto, h1, h2 or h3, got '" + upstreamProtocol
           + "'");
     };
+    EngineConfig.ConnectStrategy strategy = switch (connectStrategy.toLowerCase(java.util.Locale.ROOT)) {
+      case "eager" -> EngineConfig.ConnectStrategy.EAGER;
+      case "lazy" -> EngineConfig.ConnectStrategy.LAZY;
+      default -> throw new UsageError("--connect-strategy: expected eager or lazy, got '" + connectStrategy + "'");
+    };
     EngineConfig.UpstreamProxy viaProxy = null;
     if (upstreamProxy != null && !upstreamProxy.isBlank()) {
       try {
@@ -341,6 +352,7 @@ final class LoupeCommand implements Callable<Integer> {
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
         .upstreamProxy(viaProxy)
+        .connectStrategy(strategy)
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)

@@ -39,6 +39,7 @@ public final class ProxyEngine implements AutoCloseable {
   private final String quicProblem;
 
   private final dev.loupe.engine.intercept.InterceptService intercept;
+  private final AutoCloseable pluginObserver;
 
   private ProxyEngine(EngineConfig config, FlowStore store, dev.loupe.engine.intercept.InterceptService intercept)
       throws IOException {
@@ -104,6 +105,14 @@ public final class ProxyEngine implements AutoCloseable {
     }
     this.quic = h3;
     this.quicProblem = problem;
+    // Observing plugin hooks are fed from the store; the plugins themselves outlive this engine.
+    this.pluginObserver = intercept.plugins().observe(store);
+    intercept.plugins().running();
+  }
+
+  /** The session's plugins (loaded by the app; shared by the engines it restarts). */
+  public Plugins plugins() {
+    return intercept.plugins();
   }
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
@@ -206,6 +215,11 @@ public final class ProxyEngine implements AutoCloseable {
     listener.close().syncUninterruptibly();
     connector.closeAll();
     shutdownGroups();
+    try {
+      pluginObserver.close();
+    } catch (Exception ignored) {
+      // a subscription's close does not fail
+    }
   }
 
   private void shutdownGroups() {

@@ -19,6 +19,7 @@ import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
@@ -54,8 +55,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -139,6 +138,13 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean tunnelPending;
   /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
   private ByteBuf tunnelEarlyBytes;
+  /**
+   * True from a WebSocket upgrade request until its exchange ends: the HTTP decoder is out of the
+   * pipeline and raw client bytes are held in {@link #upgradeEarlyBytes} (no more are read), to
+   * become the first frames after a 101 or the next request otherwise.
+   */
+  private boolean upgradeHold;
+  private ByteBuf upgradeEarlyBytes;
 
   // Full tier: all null/false unless the current exchange is intercepted.
   private Interception interception;
@@ -214,6 +220,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       tunnelEarlyBytes = tunnelEarlyBytes == null ? b : Unpooled.wrappedBuffer(tunnelEarlyBytes, b);
       return;
     }
+    if (upgradeHold && msg instanceof ByteBuf b) {
+      upgradeEarlyBytes = upgradeEarlyBytes == null ? b : Unpooled.wrappedBuffer(upgradeEarlyBytes, b);
+      return;
+    }
     if (closing) {
       ReferenceCountUtil.release(msg);
       return;
@@ -231,8 +241,29 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    if (o instanceof HttpRequest r && !side.multiplexed() && WebSocketUpgrade.holdsBytesBehind(r)) {
+      holdBytesBehindUpgrade();
+    }
     inbound.add(o);
     drain();
+  }
+
+  /**
+   * Takes the HTTP decoder out of the pipeline after a WebSocket upgrade request: what the client
+   * sends behind it (frames, sent before the 101 by eager clients) must not be parsed as the next
+   * request. The decoder hands over the bytes it already holds (they arrive in channelRead, held).
+   */
+  private void holdBytesBehindUpgrade() {
+    upgradeHold = true;
+    WebSocketUpgrade.removeHttpDecoder(ctx.pipeline());
+  }
+
+  /** The held bytes, handed over (null when none). */
+  private ByteBuf takeUpgradeEarlyBytes() {
+    upgradeHold = false;
+    ByteBuf b = upgradeEarlyBytes;
+    upgradeEarlyBytes = null;
+    return b;
   }
 
   /** Feeds queued messages to the current exchange, starting a new one when the last has ended. */
@@ -299,6 +330,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       badRequest(req, reason(req.decoderResult().cause()));
       return;
     }
+    if (!side.multiplexed()) {
+      String versionProblem = Http1Messages.versionProblem(req.protocolVersion());
+      if (versionProblem != null) {
+        if (req.protocolVersion().majorVersion() != 1) {
+          reject(req, 505, "HTTP Version Not Supported", versionProblem);
+        } else {
+          badRequest(req, versionProblem);
+        }
+        return;
+      }
+    }
     String problem = Http1Messages.framingProblem(req);
     if (problem != null) {
       badRequest(req, problem);
@@ -357,69 +399,36 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers(), true)
         : Http1Messages.toHeaders(req.headers());
     String version = side.multiplexed() ? side.protocol() : req.protocolVersion().text();
-    if (uri.startsWith("/") || uri.equals("*")) {
+    if (RequestTargets.isOriginForm(uri)) {
       if (!intercepted()) {
         throw new IllegalArgumentException("Loupe is an HTTP proxy: it needs absolute-form requests"
             + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
             + " as its HTTP and HTTPS proxy.");
       }
-      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), uri, version, headers);
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(),
+          RequestTargets.normalize(uri), version, headers);
     }
-    URI u;
-    try {
-      u = new URI(uri);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("invalid request target: " + e.getMessage());
-    }
-    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("unsupported scheme in request target: " + uri);
-    }
-    String host = u.getHost();
-    if (host == null || host.isEmpty()) {
-      throw new IllegalArgumentException("no host in request target: " + uri);
-    }
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+    RequestTargets.Absolute a = RequestTargets.parseAbsolute(uri);
     if (intercepted()) {
       // Absolute-form inside a tunnel: the tunnel decides where it goes.
-      host = side.host();
-      port = side.port();
-      scheme = side.scheme();
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), a.target(), version,
+          headers);
     }
-    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-    return new RequestHead(req.method().name(), scheme, host.toLowerCase(Locale.ROOT), port, target, version, headers);
+    return new RequestHead(req.method().name(), a.scheme(), a.host(), a.port(), a.target(), version, headers);
   }
 
   // ---- CONNECT -----------------------------------------------------------------------------
 
   private void beginConnect(HttpRequest req) {
-    String authority = req.uri();
-    int colon = authority.lastIndexOf(':');
-    if (colon <= 0 || colon == authority.length() - 1) {
-      badRequest(req, "CONNECT target must be host:port, got " + authority);
-      return;
-    }
-    String host = authority.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
+    RequestTargets.Authority target;
     try {
-      port = Integer.parseInt(authority.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      badRequest(req, "CONNECT target has an invalid port: " + authority);
+      target = RequestTargets.parseConnect(req.uri());
+    } catch (IllegalArgumentException e) {
+      badRequest(req, e.getMessage());
       return;
     }
-    if (port < 1 || port > 65535 || host.isEmpty()) {
-      badRequest(req, "CONNECT target is invalid: " + authority);
-      return;
-    }
-    connectHost = host.toLowerCase(Locale.ROOT);
-    connectPort = port;
+    connectHost = target.host();
+    connectPort = target.port();
     request = req;
     connectPending = true;
     if (req instanceof LastHttpContent) {
@@ -467,12 +476,74 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           });
       return;
     }
+    if (connectsEagerly()) {
+      connectThenIntercept();
+      return;
+    }
     ctx.writeAndFlush(connectEstablished());
     closing = true;
     p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, connectHost, connectPort, clientInfo));
     p.remove(this);
     // Bytes the client sent right after CONNECT move on to the sniffer when the codec goes.
     p.remove(Pipelines.HTTP_SERVER_CODEC);
+  }
+
+  /**
+   * Whether this CONNECT dials the origin before answering (see {@link
+   * dev.loupe.engine.api.EngineConfig.ConnectStrategy}): not when forced to HTTP/3 (QUIC would not
+   * use a TCP connection), nor when a connection to the origin is pooled on this loop already.
+   */
+  private boolean connectsEagerly() {
+    dev.loupe.engine.api.EngineConfig config = engine.config();
+    return config.connectStrategy() == dev.loupe.engine.api.EngineConfig.ConnectStrategy.EAGER
+        && config.upstreamProtocol() != dev.loupe.engine.api.EngineConfig.UpstreamProtocol.H3
+        && !engine.connector().hasPooled(ctx.channel().eventLoop(), connectHost, connectPort);
+  }
+
+  /**
+   * Dials {@code connectHost:connectPort} first: a failure is a 502 naming the cause (and a failed
+   * CONNECT flow); on success the connection is parked for the tunnel's first request, the client
+   * gets its 200, and what it sends is sniffed as usual. Bytes it sends meanwhile are held.
+   */
+  private void connectThenIntercept() {
+    ChannelPipeline p = ctx.pipeline();
+    String host = connectHost;
+    int port = connectPort;
+    closing = true; // this leg is done with HTTP
+    tunnelPending = true;
+    p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
+        new io.netty.handler.codec.http.HttpResponseEncoder());
+    // Timings of the dial are kept only if it fails (then the flow is recorded).
+    Flow probe = new Flow(0, Instant.now(), engine.config().capture());
+    probe.timings().requestStart(System.nanoTime());
+    engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, probe).addListener(f -> {
+      UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
+      if (r.error() != null) {
+        releaseEarlyBytes();
+        Flow flow = TunnelRelay.newConnectFlow(engine, host, port, clientInfo, FlowTier.RELAY);
+        flow.fail(r.error());
+        engine.store().completed(flow);
+        writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
+        return;
+      }
+      if (!ctx.channel().isActive()) {
+        r.connection().channel().close();
+        releaseEarlyBytes();
+        return;
+      }
+      engine.connector().parkPredialed(r.connection(), host, port);
+      ctx.writeAndFlush(connectEstablished());
+      p.remove("connect-response-encoder");
+      ByteBuf first = tunnelEarlyBytes;
+      tunnelEarlyBytes = null;
+      tunnelPending = false;
+      p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, host, port, clientInfo));
+      if (first != null) {
+        ctx.fireChannelRead(first);
+        ctx.fireChannelReadComplete();
+      }
+      p.remove(this);
+    });
   }
 
   private static FullHttpResponse connectEstablished() {
@@ -790,6 +861,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.flush();
+    if (upgradeHold) {
+      // The origin refused the upgrade: what the client sent behind it is its next request.
+      WebSocketUpgrade.resumeHttp(ctx.pipeline(), engine.config().limits(), takeUpgradeEarlyBytes());
+    }
     drain();
     readClientIfReady();
   }
@@ -884,7 +959,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void readClientIfReady() {
-    if (closing || connectPending || !inbound.isEmpty() || !ctx.channel().isActive()) {
+    if (closing || connectPending || upgradeHold || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
     if (exchange == null || holdingRequest) {
@@ -1308,6 +1383,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     releaseInbound();
     sp.remove(UpstreamConnector.LEG);
     sp.remove(UpstreamConnector.CODEC);
+    ByteBuf early = takeUpgradeEarlyBytes();
+    if (early != null) {
+      // Frames the client sent before the 101: the first the origin gets.
+      ctx.fireChannelRead(early);
+      ctx.fireChannelReadComplete();
+    }
     cp.remove(this);
     cp.remove(Pipelines.HTTP_SERVER_CODEC);
     toServer.start();
@@ -1317,6 +1398,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   // ---- errors ------------------------------------------------------------------------------
 
   private void badRequest(HttpRequest req, String reason) {
+    reject(req, 400, "Bad Request", reason);
+  }
+
+  /** Refuses a request the origin must never see: records it as failed, answers, closes. */
+  private void reject(HttpRequest req, int status, String statusReason, String reason) {
     Flow flow = newFlow();
     flow.timings().requestStart(System.nanoTime());
     flow.request(headForRejected(req));
@@ -1324,7 +1410,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
     engine.store().completed(flow);
     // A request that is also content (the decoder's invalid-message object) is released by drain().
-    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+    writeError(status, statusReason, reason, FlowError.Kind.CLIENT_PROTOCOL, true);
   }
 
   /** The best head we can record for a request we refuse: its real target when it parses. */
@@ -1351,7 +1437,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     String reason = reason(cause);
     Exchange ex = exchange;
     if (ex != null) {
-      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason));
+      // Streaming: the head (and body before the error) may be at the origin already. Its request
+      // is aborted below (connection closed, RST_STREAM or RESET_STREAM), never completed.
+      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason
+          + (upstream != null ? "; the request to the origin was aborted" : "")));
     }
     if (!responseHeadSent) {
       writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
@@ -1447,6 +1536,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       tunnelEarlyBytes.release();
       tunnelEarlyBytes = null;
     }
+    ReferenceCountUtil.release(takeUpgradeEarlyBytes());
   }
 
   private void releaseInbound() {
