@@ -32,6 +32,12 @@ import java.util.regex.Pattern;
  *                           connection), or null to connect directly
  * @param http3HandshakeBudget AUTO: how long a request waits for a QUIC connection to an origin that
  *                           advertised HTTP/3 before it goes over TCP instead (default 500 ms)
+ * @param proxyAuth          regular mode: the credentials clients must present (HTTP 407 / SOCKS5
+ *                           username and password), or null for none
+ * @param setup              regular mode: the CA downloads the setup page serves ({@code http://loupe.setup/});
+ *                           null: the page says none are configured
+ * @param socks              regular mode: an extra listener speaking only SOCKS5, or null (SOCKS5 is
+ *                           always served on {@link #listen} too, told apart by its first byte)
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -49,7 +55,10 @@ public record EngineConfig(
     UpstreamProtocol upstreamProtocol,
     Reverse reverse,
     UpstreamProxy upstreamProxy,
-    Duration http3HandshakeBudget) {
+    Duration http3HandshakeBudget,
+    ProxyAuth proxyAuth,
+    SetupDownloads setup,
+    InetSocketAddress socks) {
 
   /**
    * An HTTP proxy Loupe itself goes through (a corporate proxy): {@code http://[user:pass@]host:port}.
@@ -227,6 +236,9 @@ public record EngineConfig(
     b.reverse = reverse;
     b.upstreamProxy = upstreamProxy;
     b.http3HandshakeBudget = http3HandshakeBudget;
+    b.proxyAuth = proxyAuth;
+    b.setup = setup;
+    b.socks = socks;
     return b;
   }
 
@@ -256,6 +268,9 @@ public record EngineConfig(
     private Reverse reverse;
     private UpstreamProxy upstreamProxy;
     private Duration http3HandshakeBudget = Duration.ofMillis(500);
+    private ProxyAuth proxyAuth;
+    private SetupDownloads setup;
+    private InetSocketAddress socks;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -277,11 +292,14 @@ public record EngineConfig(
     public Builder reverse(Reverse r) { reverse = r; return this; }
     public Builder upstreamProxy(UpstreamProxy p) { upstreamProxy = p; return this; }
     public Builder http3HandshakeBudget(Duration d) { http3HandshakeBudget = d; return this; }
+    public Builder proxyAuth(ProxyAuth a) { proxyAuth = a; return this; }
+    public Builder setup(SetupDownloads d) { setup = d; return this; }
+    public Builder socks(InetSocketAddress a) { socks = a; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
           connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse,
-          upstreamProxy, http3HandshakeBudget);
+          upstreamProxy, http3HandshakeBudget, proxyAuth, setup, socks);
     }
   }
 }
