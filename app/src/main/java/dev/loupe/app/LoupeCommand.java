@@ -62,12 +62,14 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
-        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'"})
+        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
+        "  java -jar app/target/loupe.jar browser firefox https://example.com/",
+        "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--headless", description = "Run without a window: print a line per completed flow.")
   boolean headless;
@@ -79,6 +81,17 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--allow-remote",
       description = "Allow a non-loopback --listen address (anyone who can reach it can use the proxy).")
   boolean allowRemote;
+
+  @Option(names = "--socks", paramLabel = "HOST:PORT",
+      description = "Also listen on this address for SOCKS5 only (SOCKS5 is always served on --listen too, told apart"
+          + " by its first byte); loopback only unless --allow-remote. Port 0 picks a free port.")
+  String socks;
+
+  @Option(names = "--proxy-auth", paramLabel = "USER:PASS|off",
+      description = "Require these credentials from every client (HTTP 407 / SOCKS5 username and password), or 'off'."
+          + " Default: on a non-loopback address (--allow-remote), remote clients must use the credentials in"
+          + " CONFDIR/remote-access.json (generated on first use); clients on this machine need none.")
+  String proxyAuth;
 
   @Option(names = "--confdir", paramLabel = "DIR",
       description = "Where the CA and settings live (default: ~/.config/loupe on Linux, "
@@ -232,6 +245,8 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
       DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
+      AccessOptions.applySavedRemoteAccess(this, confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
+          spec.commandLine().getParseResult().hasMatchedOption("--listen"), System.out);
     }
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
@@ -325,6 +340,12 @@ final class LoupeCommand implements Callable<Integer> {
     ControlOptions controlOptions = controlOptions();
 
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    AccessOptions access = reverse != null ? new AccessOptions(null, null, null)
+        : AccessOptions.resolve(proxyAuth, socks, allowRemote, address, dir);
+    if (reverse != null && (proxyAuth != null || socks != null)) {
+      throw new UsageError("--proxy-auth and --socks are for regular mode (a reverse proxy is not a proxy clients"
+          + " choose)");
+    }
     if (systemProxy && reverse != null) {
       throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
     }
@@ -353,6 +374,9 @@ final class LoupeCommand implements Callable<Integer> {
         .upstreamProtocol(upstream)
         .upstreamProxy(viaProxy)
         .connectStrategy(strategy)
+        .proxyAuth(access.auth())
+        .socks(access.socks())
+        .setup(reverse == null ? dev.loupe.app.connect.CaDownloads.of(ca) : null)
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
@@ -377,9 +401,22 @@ final class LoupeCommand implements Callable<Integer> {
     if (insecure) {
       out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");
     }
-    if (!address.getAddress().isLoopbackAddress()) {
+    if (!address.getAddress().isLoopbackAddress() && access.auth() == null) {
       out.println("WARNING: listening on a non-loopback address: anyone who can reach " + hostPort(engine.address())
           + " can use this proxy.");
+    }
+    if (reverse == null) {
+      out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
+          + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
+      dev.loupe.app.connect.RunningFile.of(engine.address(), access.auth()).publish(dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> dev.loupe.app.connect.RunningFile.withdraw(dir),
+          "loupe-running-file"));
+    }
+    if (access.message() != null) {
+      out.println(access.message());
+    }
+    if (headless && access.auth() != null) {
+      AccessOptions.printRefusals(engine.accessLog(), out);
     }
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
