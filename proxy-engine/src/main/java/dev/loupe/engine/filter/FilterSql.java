@@ -24,6 +24,11 @@ import java.util.regex.Pattern;
  * the Java rules ({@link #FUNCTIONS}) only for values with other characters, where Java folds
  * Unicode case (the Kelvin sign is a {@code k}) and SQLite does not.
  *
+ * <h3>Flows that never ended</h3>
+ * A row still marked in flight ({@code state = 0}) that is read back from a file belongs to a Loupe
+ * that stopped before the flow ended; it reads back as failed, and {@code ~e} counts it so. (Flows
+ * really in flight are held in memory and matched there.)
+ *
  * <h3>The columns</h3>
  * {@code method host port url status req_type res_type req_size res_size duration client_proto
  * server_proto tier error_kind websocket}: see the session store's schema. Content-type columns hold

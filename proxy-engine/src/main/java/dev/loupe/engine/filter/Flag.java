@@ -109,7 +109,8 @@ final class Flag extends Filter {
       case ALL -> out.sql("1");
       case REQUEST_ONLY -> out.sql("(method IS NOT NULL AND status IS NULL)");
       case RESPONSE -> out.sql("(status IS NOT NULL)");
-      case ERROR -> out.sql("(error_kind IS NOT NULL)");
+      // a flow written in flight and read back (Loupe stopped first) never ended: it counts as failed
+      case ERROR -> out.sql("(error_kind IS NOT NULL OR state = 0)");
       case ASSET -> out.asset("res_type");
       case WEBSOCKET -> out.sql("(websocket = 1)");
     }

@@ -281,10 +281,20 @@ public final class FlowReader {
       throw new SQLException("flow " + b.id + ": " + e.getMessage(), "corrupt", 11, e);
     }
     bodies(c, b, withContent);
+    if (b.requestBody == null || b.responseBody == null) {
+      // bodies are written once a flow ends: one written in flight (and never ended) has none,
+      // and what it had seen so far counts as seen and not kept
+      b.requestBody = b.requestBody != null ? b.requestBody : unkept(r.getLong(15));
+      b.responseBody = b.responseBody != null ? b.responseBody : unkept(r.getLong(16));
+    }
     if (withContent && b.webSocket) {
       messages(c, b);
     }
     return b.build(spillDir);
+  }
+
+  private static StoredBody unkept(long size) {
+    return size <= 0 ? null : new StoredBody(size, true, 0, InputStream::nullInputStream);
   }
 
   private static FlowError.Kind kind(String name) {
