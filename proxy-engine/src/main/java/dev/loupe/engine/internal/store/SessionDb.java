@@ -66,6 +66,12 @@ public final class SessionDb implements AutoCloseable {
    * @throws SessionException naming the file and the problem; the file is unchanged then
    */
   public static SessionDb open(Path file, boolean readOnly) throws SessionException {
+    return open(file, readOnly, Schema.VERSION, Schema.MIGRATIONS);
+  }
+
+  /** {@link #open(Path, boolean)} with the schema's version and migrations given (tests). */
+  static SessionDb open(Path file, boolean readOnly, int currentVersion, List<Schema.Migration> migrations)
+      throws SessionException {
     Path f = file.toAbsolutePath();
     boolean exists = Files.exists(f);
     if (!exists && readOnly) {
@@ -73,7 +79,7 @@ public final class SessionDb implements AutoCloseable {
     }
     try {
       if (exists && Files.size(f) > 0) {
-        inspect(f);
+        inspect(f, currentVersion, migrations);
       }
     } catch (IOException e) {
       throw new SessionException(Reason.IO, f, f + ": cannot read: " + e.getMessage(), e);
@@ -92,7 +98,8 @@ public final class SessionDb implements AutoCloseable {
   }
 
   /** Checks identity, version and length through a read-only connection; migrates older schemas. */
-  private static void inspect(Path f) throws SessionException, IOException {
+  private static void inspect(Path f, int current, List<Schema.Migration> migrations)
+      throws SessionException, IOException {
     checkLength(f);
     int version;
     try (Connection ro = connect(f, true)) {
@@ -102,16 +109,19 @@ public final class SessionDb implements AutoCloseable {
       if (empty && app == 0) {
         return; // an empty database: becomes a session
       }
+      if (app == Schema.APPLICATION_ID && Files.size(f) <= QUICK_CHECK_MAX) {
+        quickCheck(ro, f);
+      }
       if (app != Schema.APPLICATION_ID) {
         throw new SessionException(Reason.NOT_A_SESSION, f, f + " is an SQLite database but not a Loupe session"
             + " (application id " + Integer.toHexString(app) + "); the file was not changed");
       }
-      if (version > Schema.VERSION) {
+      if (version > current) {
         throw new SessionException(Reason.NEWER_VERSION, f, f + " was written by a newer Loupe (session format "
-            + version + "; this Loupe reads formats up to " + Schema.VERSION + "). Open it with a newer Loupe;"
+            + version + "; this Loupe reads formats up to " + current + "). Open it with a newer Loupe;"
             + " the file was not changed");
       }
-      if (version < Schema.VERSION) {
+      if (version < current) {
         Path backup = f.resolveSibling(f.getFileName() + ".v" + version + ".bak");
         Files.deleteIfExists(backup);
         try (Statement s = ro.createStatement()) {
@@ -121,8 +131,28 @@ public final class SessionDb implements AutoCloseable {
     } catch (SQLException e) {
       throw translate(f, e, "cannot read");
     }
-    if (version < Schema.VERSION) {
-      migrate(f, version);
+    if (version < current) {
+      migrate(f, version, current, migrations);
+    }
+  }
+
+  /**
+   * Files up to this size get SQLite's {@code quick_check} before they are opened for writing, so a
+   * damaged one is refused unchanged. Bigger ones (it reads every page) are checked as they are
+   * read: damage found then is reported the same way.
+   */
+  static final long QUICK_CHECK_MAX = 256L << 20;
+
+  private static void quickCheck(Connection ro, Path f) throws SQLException, SessionException {
+    try (Statement s = ro.createStatement(); java.sql.ResultSet r = s.executeQuery("PRAGMA quick_check(3)")) {
+      List<String> problems = new ArrayList<>();
+      while (r.next()) {
+        problems.add(r.getString(1));
+      }
+      if (!problems.equals(List.of("ok"))) {
+        throw new SessionException(Reason.DAMAGED, f, f + " is damaged (" + String.join("; ", problems)
+            + "); the file was not changed");
+      }
     }
   }
 
@@ -154,23 +184,24 @@ public final class SessionDb implements AutoCloseable {
     }
   }
 
-  private static void migrate(Path f, int from) throws SessionException {
+  private static void migrate(Path f, int from, int current, List<Schema.Migration> migrations)
+      throws SessionException {
     try (Connection c = connect(f, false)) {
       c.setAutoCommit(false);
       int version = from;
-      for (Schema.Migration m : Schema.MIGRATIONS) {
+      for (Schema.Migration m : migrations) {
         if (m.from() == version) {
           m.apply(c);
           version++;
         }
       }
-      if (version != Schema.VERSION) {
+      if (version != current) {
         c.rollback();
-        throw new SessionException(Reason.NEWER_VERSION, f, f + ": session format " + from
-            + " cannot be brought up to " + Schema.VERSION + "; the file was not changed");
+        throw new SessionException(Reason.IO, f, f + ": session format " + from
+            + " cannot be brought up to " + current + "; the file was not changed");
       }
       try (Statement s = c.createStatement()) {
-        s.execute("PRAGMA user_version = " + Schema.VERSION);
+        s.execute("PRAGMA user_version = " + current);
       }
       c.commit();
     } catch (SQLException e) {
@@ -291,7 +322,10 @@ public final class SessionDb implements AutoCloseable {
     idleReaders.clear();
     if (!readOnly) {
       try (Statement s = writer.createStatement()) {
+        // at rest a session is one file in rollback-journal mode: a reader opening it later (even
+        // read-only, even a newer Loupe refusing it) then leaves no -wal and -shm files behind
         s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        s.execute("PRAGMA journal_mode = DELETE");
       } catch (SQLException ignored) {
         // a reader still open elsewhere: the WAL stays and is replayed on the next open
       }
