@@ -37,8 +37,9 @@ import java.util.logging.Logger;
  * Each plugin has one thread of its own: its hooks run there, one at a time, never on an event loop.
  * A hook that throws, or does not return within {@link #hookTimeout()}, records the failure on the
  * flow ({@link Flow#notes()}) and on the plugin ({@link Plugins.PluginInfo#lastError()}); the flow
- * goes on unchanged. A plugin thread stuck in a hook is abandoned (interrupted) and replaced, so one
- * hung hook does not hold that plugin's later flows.
+ * goes on unchanged. A plugin thread stuck in any hook (in-flight, observing or lifecycle) is
+ * abandoned (interrupted) and replaced ({@link PluginThread}), so one hung hook does not hold that
+ * plugin's later flows.
  */
 public final class PluginHost implements Plugins, AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PluginHost.class.getName());
