@@ -16,7 +16,8 @@ public interface Plugins {
    * Starts {@code plugin} ({@code load}, {@code configure} with {@code options}, and {@code running}
    * when the proxy is up). {@code source} says where it came from ({@code classpath}, {@code jar:PATH},
    * {@code script:PATH}). A plugin whose {@code load} or {@code configure} throws is kept, switched
-   * off, with the error shown.
+   * off, with the error shown. Returns once {@code configure} has run (or the hook timeout passed),
+   * so the plugin's filter applies to the next flow.
    */
   PluginHandle add(Plugin plugin, String source, Map<String, String> options);
 

@@ -22,8 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,8 +37,9 @@ import java.util.logging.Logger;
  * Each plugin has one thread of its own: its hooks run there, one at a time, never on an event loop.
  * A hook that throws, or does not return within {@link #hookTimeout()}, records the failure on the
  * flow ({@link Flow#notes()}) and on the plugin ({@link Plugins.PluginInfo#lastError()}); the flow
- * goes on unchanged. A plugin thread stuck in a hook is abandoned (interrupted) and replaced, so one
- * hung hook does not hold that plugin's later flows.
+ * goes on unchanged. A plugin thread stuck in any hook (in-flight, observing or lifecycle) is
+ * abandoned (interrupted) and replaced ({@link PluginThread}), so one hung hook does not hold that
+ * plugin's later flows.
  */
 public final class PluginHost implements Plugins, AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PluginHost.class.getName());
@@ -68,7 +67,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
   public PluginHandle add(Plugin plugin, String source, Map<String, String> options) {
     Entry e = new Entry(Objects.requireNonNull(plugin, "plugin"), source, options);
     entries.add(e);
-    e.start();
+    e.await(e.start());
     changed();
     return e;
   }
@@ -127,8 +126,9 @@ public final class PluginHost implements Plugins, AutoCloseable {
   public void running() {
     running = true;
     for (Entry e : entries) {
-      e.submit("running", null, () -> {
-        e.plugin.running();
+      Plugin p = e.plugin;
+      e.submit("running", () -> {
+        p.running();
         return null;
       });
     }
@@ -203,6 +203,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
 
   // ---- observing hooks ---------------------------------------------------------------------------
 
+  /** On the store's delivery thread: queues each plugin's observing hooks for the flow, in order. */
   private void onFlowEvent(FlowEvent event) {
     Flow flow = event.flow();
     if (entries.isEmpty()) {
@@ -213,11 +214,12 @@ public final class PluginHost implements Plugins, AutoCloseable {
       boolean connect = flow.request().method().equals("CONNECT");
       for (Entry e : entries) {
         if (e.enabled) {
-          e.submit(connect ? "connect" : "requestHeaders", flow, () -> {
+          Plugin p = e.plugin;
+          e.observe(connect ? "connect" : "requestHeaders", flow, () -> {
             if (connect) {
-              e.plugin.connect(flow);
+              p.connect(flow);
             } else {
-              e.plugin.requestHeaders(flow);
+              p.requestHeaders(flow);
             }
             return null;
           });
@@ -227,51 +229,50 @@ public final class PluginHost implements Plugins, AutoCloseable {
       boolean inFlight = intercepted.remove(flow.id()) != null;
       for (Entry e : entries) {
         if (e.enabled) {
-          e.submit("completed", flow, () -> {
-            observeCompleted(e, flow, inFlight && e.filter != null);
-            return null;
-          });
+          observeCompleted(e, flow, inFlight && e.filter != null);
         }
       }
     }
   }
 
-  /** The after-the-fact hooks for a finished flow, on {@code e}'s thread. */
+  /** Queues the after-the-fact hooks for a finished flow on {@code e}'s thread. */
   private void observeCompleted(Entry e, Flow flow, boolean sawInFlight) {
     Plugin p = e.plugin;
     if (flow.request() == null || flow.request().method().equals("CONNECT") && flow.state() != FlowState.FAILED) {
       return;
     }
     if (!sawInFlight) {
-      e.guarded("request", flow, () -> p.request(PluginHooks.Request.observed(flow, p.name())));
+      e.observe("request", flow, () -> p.request(PluginHooks.Request.observed(flow, p.name())));
     }
     if (flow.response() != null) {
-      e.guarded("responseHeaders", flow, () -> {
+      e.observe("responseHeaders", flow, () -> {
         p.responseHeaders(flow);
         return null;
       });
       if (!sawInFlight) {
-        e.guarded("response", flow, () -> p.response(PluginHooks.Response.observed(flow, p.name())));
+        e.observe("response", flow, () -> p.response(PluginHooks.Response.observed(flow, p.name())));
       }
     }
     for (WebSocketMessage m : flow.webSocketMessages()) {
-      e.guarded("webSocketMessage", flow, () -> {
+      e.observe("webSocketMessage", flow, () -> {
         p.webSocketMessage(flow, m);
         return null;
       });
     }
     if (flow.state() == FlowState.FAILED) {
-      e.guarded("error", flow, () -> {
+      e.observe("error", flow, () -> {
         p.error(flow);
         return null;
       });
     }
   }
 
+  /** Unloads every plugin ({@code done}, waiting up to the hook timeout in all for them). */
   @Override
   public void close() {
+    long deadline = System.nanoTime() + hookTimeout.toNanos();
     for (Entry e : entries) {
-      e.stop();
+      e.stop(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
     }
     entries.clear();
   }
@@ -288,22 +289,14 @@ public final class PluginHost implements Plugins, AutoCloseable {
     volatile String filterText;
     volatile String lastError;
     final AtomicLong errors = new AtomicLong();
-    private volatile ExecutorService thread;
+    private final AtomicLong skipped = new AtomicLong();
+    private final PluginThread worker;
 
     Entry(Plugin plugin, String source, Map<String, String> options) {
       this.plugin = plugin;
       this.source = source;
       this.options = Map.copyOf(options);
-      this.thread = newThread();
-    }
-
-    private ExecutorService newThread() {
-      String name = "loupe-plugin-" + safeName();
-      return Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-      });
+      this.worker = new PluginThread(safeName(), () -> hookTimeout);
     }
 
     private String safeName() {
@@ -314,71 +307,111 @@ public final class PluginHost implements Plugins, AutoCloseable {
       }
     }
 
-    void start() {
-      submit("load", null, () -> {
-        plugin.load(this);
+    /** {@code load}, {@code configure} (and {@code running} when the proxy is up); completes after configure. */
+    CompletableFuture<Void> start() {
+      Plugin p = plugin;
+      submit("load", () -> {
+        p.load(this);
         return null;
       });
-      configure();
+      CompletableFuture<Void> configured = configure();
       if (running) {
-        submit("running", null, () -> {
-          plugin.running();
+        submit("running", () -> {
+          p.running();
           return null;
         });
       }
+      return configured;
     }
 
-    private void configure() {
-      submit("configure", null, () -> {
-        plugin.configure(this);
-        String text = plugin.interceptFilter();
+    /**
+     * Runs {@code configure} and reads the filter. A plugin whose configure fails is switched off
+     * (its options are wrong: better no effect than a half-configured one), with the error shown.
+     */
+    private CompletableFuture<Void> configure() {
+      Plugin p = plugin;
+      CompletableFuture<Void> done = worker.call(() -> {
+        p.configure(this);
+        String text = p.interceptFilter();
+        Filter parsed = text == null || text.isBlank() ? null : Filter.parse(text);
         filterText = text;
-        filter = text == null || text.isBlank() ? null : Filter.parse(text);
+        filter = parsed;
+        return null;
+      }, false).handle((v, ex) -> {
+        if (ex != null) {
+          filter = null;
+          enabled = false;
+          failed("configure", null, unwrap(ex));
+        }
         changed();
         return null;
       });
-    }
-
-    void stop() {
-      Plugin p = plugin;
-      filter = null;
-      submit("done", null, () -> {
-        p.done();
-        return null;
-      });
-      thread.shutdown();
-    }
-
-    /** Runs {@code body} on this plugin's thread, bounded by the hook timeout; errors recorded. */
-    CompletableFuture<Void> submit(String hook, Flow flow, java.util.concurrent.Callable<Object> body) {
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      ExecutorService t = thread;
-      try {
-        t.execute(() -> {
-          try {
-            body.call();
-          } catch (Throwable ex) {
-            failed(hook, flow, ex);
-          } finally {
-            done.complete(null);
-          }
-        });
-      } catch (java.util.concurrent.RejectedExecutionException ex) {
-        done.complete(null);
-      }
       return done;
     }
 
-    /** An observing hook inside {@link #observeCompleted} (already on this plugin's thread). */
-    void guarded(String hook, Flow flow, java.util.concurrent.Callable<Object> body) {
-      try {
-        Object r = body.call();
-        if (r instanceof CompletionStage<?> stage) {
-          stage.toCompletableFuture().get(hookTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-      } catch (Throwable ex) {
-        failed(hook, flow, ex);
+    /** Waits (up to the hook timeout and a little) for {@code f}, unless on the plugin's own thread. */
+    void await(CompletableFuture<Void> f) {
+      if (worker.isCurrent()) {
+        return;
       }
+      try {
+        f.get(hookTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      } catch (java.util.concurrent.ExecutionException | TimeoutException ex) {
+        // recorded by the hook's own handling
+      }
+    }
+
+    void stop(long awaitMillis) {
+      Plugin p = plugin;
+      filter = null;
+      submit("done", () -> {
+        p.done();
+        return null;
+      });
+      worker.shutdown(awaitMillis);
+    }
+
+    /** A lifecycle hook on this plugin's thread; errors and time-outs recorded. */
+    CompletableFuture<Void> submit(String hook, java.util.concurrent.Callable<Object> body) {
+      return worker.call(body, false).handle((v, ex) -> {
+        if (ex != null && !(unwrap(ex) instanceof java.util.concurrent.RejectedExecutionException)) {
+          failed(hook, null, unwrap(ex));
+        }
+        return null;
+      });
+    }
+
+    /**
+     * An observing hook for {@code flow}, queued on this plugin's thread. A stage it returns is not
+     * waited for (the flow is over), but its failure is recorded. Skipped, and counted, when the
+     * plugin is too far behind.
+     */
+    void observe(String hook, Flow flow, java.util.concurrent.Callable<Object> body) {
+      worker.call(body, true).whenComplete((r, ex) -> {
+        if (ex == null) {
+          if (r instanceof CompletionStage<?> stage) {
+            stage.whenComplete((v, err) -> {
+              if (err != null) {
+                failed(hook, flow, unwrap(err));
+              }
+            });
+          }
+          return;
+        }
+        Throwable cause = unwrap(ex);
+        if (cause instanceof java.util.concurrent.RejectedExecutionException) {
+          long n = skipped.incrementAndGet();
+          if (n == 1 || n % 1000 == 0) {
+            lastError = n + " observed hook calls skipped: " + cause.getMessage();
+            System.err.println("loupe: plugin " + safeName() + ": " + lastError);
+            changed();
+          }
+          return;
+        }
+        failed(hook, flow, cause);
+      });
     }
 
     /**
@@ -387,27 +420,10 @@ public final class PluginHost implements Plugins, AutoCloseable {
      */
     CompletionStage<Boolean> inFlight(String hook, Flow flow, java.util.function.Supplier<CompletionStage<?>> body) {
       CompletableFuture<Boolean> result = new CompletableFuture<>();
-      ExecutorService t = thread;
-      CompletableFuture<CompletionStage<?>> call = new CompletableFuture<>();
-      try {
-        t.execute(() -> {
-          try {
-            call.complete(body.get());
-          } catch (Throwable ex) {
-            call.completeExceptionally(ex);
-          }
-        });
-      } catch (java.util.concurrent.RejectedExecutionException ex) {
-        return CompletableFuture.completedFuture(false);
-      }
-      call.orTimeout(hookTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((stage, ex) -> {
+      worker.call(body::get, false).whenComplete((stage, ex) -> {
         if (ex != null) {
-          Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
-              ? ex.getCause() : ex;
-          if (cause instanceof TimeoutException) {
-            failed(hook, flow, new TimeoutException("did not return within " + hookTimeout.toMillis() + " ms"));
-            replaceThread(t);
-          } else {
+          Throwable cause = unwrap(ex);
+          if (!(cause instanceof java.util.concurrent.RejectedExecutionException)) {
             failed(hook, flow, cause);
           }
           result.complete(false);
@@ -420,7 +436,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
         // A pause: the flow waits for the plugin's stage (the pause timeout is the plugin's to keep).
         stage.whenComplete((v, err) -> {
           if (err != null) {
-            failed(hook, flow, err);
+            failed(hook, flow, unwrap(err));
             result.complete(false);
           } else {
             result.complete(true);
@@ -437,14 +453,6 @@ public final class PluginHost implements Plugins, AutoCloseable {
         flow.modifiedBy(note);
       }
       return outcome;
-    }
-
-    /** A hook hung: interrupt the stuck thread and give the plugin a fresh one. */
-    private synchronized void replaceThread(ExecutorService stuck) {
-      if (thread == stuck) {
-        thread = newThread();
-        stuck.shutdownNow();
-      }
     }
 
     void failed(String hook, Flow flow, Throwable ex) {
@@ -482,19 +490,21 @@ public final class PluginHost implements Plugins, AutoCloseable {
     @Override
     public void options(Map<String, String> next) {
       options = Map.copyOf(next);
-      configure();
+      await(configure());
     }
 
     @Override
     public void replace(Plugin next) {
+      Objects.requireNonNull(next, "next");
       Plugin old = plugin;
-      submit("done", null, () -> {
+      submit("done", () -> {
         old.done();
         return null;
       });
-      plugin = Objects.requireNonNull(next, "next");
+      plugin = next;
       lastError = null;
-      start();
+      enabled = true;
+      await(start());
       changed();
     }
 
@@ -507,7 +517,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
     @Override
     public void remove() {
       entries.remove(this);
-      stop();
+      stop(0);
       changed();
     }
 
@@ -534,6 +544,11 @@ public final class PluginHost implements Plugins, AutoCloseable {
         throw new java.io.UncheckedIOException(ex);
       }
     }
+  }
+
+  private static Throwable unwrap(Throwable ex) {
+    return (ex instanceof java.util.concurrent.CompletionException
+        || ex instanceof java.util.concurrent.ExecutionException) && ex.getCause() != null ? ex.getCause() : ex;
   }
 
   private static String describe(Throwable ex) {

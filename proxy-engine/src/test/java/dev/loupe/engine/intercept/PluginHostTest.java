@@ -149,4 +149,84 @@ class PluginHostTest {
       assertThat(p.intercept().plugins().list().get(0).hooks()).containsExactly("request");
     }
   }
+
+  /** Observes; its first response hook hangs, its load hangs too. */
+  static final class HangingObserver implements Plugin {
+    final List<String> seen = new CopyOnWriteArrayList<>();
+    final CountDownLatch done = new CountDownLatch(1);
+    volatile boolean hungOnce;
+
+    @Override
+    public void load(dev.loupe.spi.PluginContext context) {
+      sleep();
+    }
+
+    @Override
+    public CompletionStage<?> response(ResponseHook hook) {
+      if (!hungOnce) {
+        hungOnce = true;
+        sleep();
+      }
+      seen.add(hook.flow().request().url());
+      return null;
+    }
+
+    @Override
+    public void done() {
+      done.countDown();
+    }
+
+    private static void sleep() {
+      try {
+        Thread.sleep(60_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  static final class BadOptions implements Plugin {
+    @Override
+    public void configure(dev.loupe.spi.PluginContext context) {
+      throw new IllegalArgumentException("needs option x");
+    }
+
+    @Override public String interceptFilter() { return "~all"; }
+  }
+
+  @Test
+  void hangingObservingAndLifecycleHooksAreBoundedToo() throws Exception {
+    try (ProxyFixture p = ProxyFixture.start()) {
+      p.engine().plugins().hookTimeout(Duration.ofMillis(500));
+      HangingObserver o = new HangingObserver();
+      long t0 = System.nanoTime();
+      var handle = p.engine().plugins().add(o, "test", Map.of());
+      // add() waits for configure, which queued behind the hung load: bounded by the timeout.
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+      assertThat(handle.info().lastError()).contains("load: TimeoutException");
+      assertThat(get(p, "/status/200?t=first").statusCode()).isEqualTo(200);
+      assertThat(get(p, "/status/200?t=second").statusCode()).isEqualTo(200);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (o.seen.stream().noneMatch(u -> u.contains("t=second")) && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(o.seen).anyMatch(u -> u.contains("t=second"));
+      assertThat(p.awaitFlow("t=first").notes()).singleElement().asString()
+          .contains("hook response: TimeoutException");
+      assertThat(p.awaitFlow("t=first").tier()).isEqualTo(FlowTier.RELAY);
+      p.intercept().plugins().close();
+      assertThat(o.done.await(5, TimeUnit.SECONDS)).as("done() ran at close").isTrue();
+    }
+  }
+
+  @Test
+  void aPluginWhoseConfigureFailsIsSwitchedOff() throws Exception {
+    try (ProxyFixture p = ProxyFixture.start()) {
+      var handle = p.engine().plugins().add(new BadOptions(), "test", Map.of());
+      assertThat(handle.info().enabled()).isFalse();
+      assertThat(handle.info().lastError()).isEqualTo("configure: IllegalArgumentException (needs option x)");
+      assertThat(get(p, "/status/200?t=bad-options").statusCode()).isEqualTo(200);
+      assertThat(p.awaitFlow("t=bad-options").tier()).isEqualTo(FlowTier.RELAY);
+    }
+  }
 }
