@@ -19,6 +19,7 @@ import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.exchange.FullTier;
+import dev.loupe.engine.internal.exchange.ResponseTimer;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.transport.ConnectionIds;
@@ -119,10 +120,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private HttpResponse heldHead;
   /** The write of the current response's last message on an HTTP/2 stream, until the stream closes. */
   private ChannelFuture responseEnd;
-  private ScheduledFuture<?> responseTimer;
-  /** The exchange whose response {@link #responseDeadline} applies to, or null. */
-  private Exchange timedExchange;
-  private long responseDeadline;
+  /** The response timeout (sans-io; see {@link ResponseTimer}); its one wake-up task, or null. */
+  private ResponseTimer<Exchange> responseTimer;
+  private ScheduledFuture<?> responseWake;
 
   private boolean closeAfterResponse;
   private boolean closing;
@@ -550,50 +550,47 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     };
   }
 
-  /**
-   * Starts the response timeout for {@code ex}. One timer per connection is kept and re-armed
-   * lazily: a keep-alive connection serving back-to-back requests moves a deadline instead of
-   * scheduling and cancelling a task per request.
-   */
+  /** Starts (or restarts) the response timeout for {@code ex}. */
   private void armResponseTimer(Exchange ex) {
-    timedExchange = ex;
-    responseDeadline = System.nanoTime() + engine.config().responseTimeout().toNanos();
     if (responseTimer == null) {
-      scheduleResponseTimer(engine.config().responseTimeout().toNanos());
+      responseTimer = new ResponseTimer<>(System::nanoTime, engine.config().responseTimeout().toNanos());
+    }
+    long delay = responseTimer.arm(ex);
+    if (delay >= 0) {
+      scheduleResponseWake(delay);
     }
   }
 
-  private void scheduleResponseTimer(long delayNanos) {
-    responseTimer = ctx.executor().schedule(this::responseTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+  private void scheduleResponseWake(long delayNanos) {
+    responseWake = ctx.executor().schedule(this::responseWakeFired, delayNanos, TimeUnit.NANOSECONDS);
   }
 
-  private void responseTimerFired() {
-    responseTimer = null;
-    Exchange ex = timedExchange;
-    if (ex == null || exchange != ex || ex.finished()) {
-      timedExchange = null;
-      return;
+  private void responseWakeFired() {
+    responseWake = null;
+    Exchange ex = responseTimer.timed();
+    ResponseTimer.Verdict v = responseTimer.fired(exchange, exchange == null || exchange.finished());
+    if (v instanceof ResponseTimer.Later later) {
+      scheduleResponseWake(later.delayNanos());
+    } else if (v instanceof ResponseTimer.TimedOut) {
+      execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
     }
-    long left = responseDeadline - System.nanoTime();
-    if (left > 0) {
-      scheduleResponseTimer(left);
-      return;
-    }
-    timedExchange = null;
-    execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
   }
 
   /** Stops the response timeout (the response started, or the exchange ended). */
   private void cancelResponseTimer() {
-    timedExchange = null;
+    if (responseTimer != null) {
+      responseTimer.disarm();
+    }
   }
 
-  /** The connection is gone: drop the pending timer task too. */
+  /** The connection is gone: drop the pending wake-up too. */
   private void stopResponseTimer() {
-    timedExchange = null;
     if (responseTimer != null) {
-      responseTimer.cancel(false);
-      responseTimer = null;
+      responseTimer.stop();
+    }
+    if (responseWake != null) {
+      responseWake.cancel(false);
+      responseWake = null;
     }
   }
 
