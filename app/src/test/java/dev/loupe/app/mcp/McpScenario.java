@@ -134,6 +134,12 @@ final class McpScenario {
     assertThat(origin.seen().stream().filter(s -> s.uri().contains("t=" + tag + "&")).toList()).hasSize(2)
         .allSatisfy(s -> assertThat(s.headers().get("Authorization")).isEqualTo("Bearer SECRET-TOKEN"));
 
+    // paging: the oldest page says there is more; newest=true gives the latest flow
+    JsonNode first = okJson("list_flows", Map.of("limit", 1));
+    assertThat(first.get("more").asText()).contains("since=" + first.get("lastId").asLong());
+    JsonNode latest = okJson("list_flows", Map.of("limit", 1, "newest", true));
+    assertThat(latest.get("flows").get(0).get("id").asLong()).isGreaterThanOrEqualTo(replay.get("id").asLong());
+
     // compose, and how to connect a client
     JsonNode sent = okJson("send_request", Map.of("url", origin.url() + "/status/201?t=" + tag + "-send"));
     assertThat(sent.get("status").asInt()).isEqualTo(201);
