@@ -269,6 +269,7 @@ public final class MainWindow implements AutoCloseable {
     agent.textProperty().bind(agents.latestProperty());
     agent.visibleProperty().bind(agents.latestProperty().isNotEmpty());
     agent.managedProperty().bind(agent.visibleProperty());
+    agent.setMaxWidth(420); // the listening address and flow count keep their room
     Tooltip agentCalls = new Tooltip();
     agentCalls.textProperty().bind(agents.recentProperty());
     agent.setTooltip(agentCalls);
