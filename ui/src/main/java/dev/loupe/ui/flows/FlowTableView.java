@@ -56,7 +56,9 @@ public final class FlowTableView extends TableView<FlowRow> {
         sizeColumn(),
         text("Duration", 80, r -> r.durationMs() < 0 ? "" : String.format(Locale.ROOT, "%.0f ms", r.durationMs())),
         text("Proto", 70, r -> r.clientProto() + "/" + r.serverProto()),
-        text("Tier", 60, r -> r.tier().name().toLowerCase(Locale.ROOT)));
+        text("Tier", 60, r -> r.tier().name().toLowerCase(Locale.ROOT)),
+        // Set once, before the flow is published: safe to read from the flow itself.
+        text("Client", 90, r -> r.flow().client() == null ? "" : r.flow().client()));
     setRowFactory(t -> new TableRow<>() {
       @Override
       protected void updateItem(FlowRow row, boolean empty) {

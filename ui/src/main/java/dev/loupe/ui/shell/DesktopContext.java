@@ -21,10 +21,11 @@ import java.util.Objects;
  * @param trust       the CA trust dialog's port
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
+ * @param connect     browser and terminal launchers, remote access (the toolbar's connect controls)
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer) {
+    InterceptService intercept, Replayer replayer, dev.loupe.ui.connect.ConnectPort connect) {
   public DesktopContext {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(listening, "listening");
@@ -35,5 +36,14 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(trust, "trust");
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
+    Objects.requireNonNull(connect, "connect");
+  }
+
+  /** Without the connect controls (they show as unavailable). */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer,
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"));
   }
 }
