@@ -53,6 +53,7 @@ public final class RemoteDevicesDialog {
     risk.setId("remote-risk");
     risk.setWrapText(true);
     risk.setMaxWidth(520);
+    risk.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
     risk.getStyleClass().add("remote-risk");
     CheckBox auth = new CheckBox("Require a user name and password (HTTP 407 / SOCKS5)");
     auth.setId("remote-auth");
@@ -88,16 +89,20 @@ public final class RemoteDevicesDialog {
     apply.setDefaultButton(true);
     apply.disableProperty().bind(vm.applyingProperty());
     apply.setOnAction(e -> vm.apply());
+    apply.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     Label message = new Label();
     message.setId("remote-message");
     message.setWrapText(true);
     message.textProperty().bind(vm.messageProperty());
+    message.setMaxWidth(420);
+    message.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
 
     qr.setId("remote-qr");
     qr.setSmooth(false);
     qrCaption.setId("remote-qr-caption");
     qrCaption.setWrapText(true);
     qrCaption.setMaxWidth(260);
+    qrCaption.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
     VBox qrBox = new VBox(6, qr, qrCaption);
     qrBox.setAlignment(Pos.TOP_CENTER);
     vm.qrTextProperty().addListener((o, was, now) -> renderQr(now));
