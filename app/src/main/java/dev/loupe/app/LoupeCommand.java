@@ -1,9 +1,17 @@
 package dev.loupe.app;
 
 import dev.loupe.app.control.ControlApi;
+import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
+import dev.loupe.app.mcp.LoupeMcp;
+import dev.loupe.app.ctl.CtlCommand;
+import dev.loupe.app.mcp.McpActivity;
+import dev.loupe.app.mcp.McpCallLog;
+import dev.loupe.app.mcp.McpCommand;
+import dev.loupe.app.mcp.McpHttpTransport;
+import dev.loupe.app.mcp.McpOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -150,6 +158,12 @@ final class LoupeCommand implements Callable<Integer> {
           + " (HTTP/3 over QUIC to https:// origins; http:// origins stay on HTTP/1.1).")
   String upstreamProtocol;
 
+  @Option(names = "--connect-strategy", paramLabel = "eager|lazy", defaultValue = "eager",
+      description = "Regular mode, intercepted CONNECT: eager (default) connects to the origin before answering"
+          + " 200, so an unreachable origin is a 502 the client shows; lazy answers 200 at once and connects"
+          + " with the first request inside the tunnel.")
+  String connectStrategy;
+
   @Option(names = "--upstream-proxy", paramLabel = "URL",
       description = "Reach origins through this HTTP proxy (http://[user:pass@]host:port): a CONNECT tunnel per"
           + " origin connection; origin certificates are still verified.")
@@ -181,6 +195,15 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Headless: apply the rules in FILE (a JSON array, as the window's rules list exports them).")
   Path rulesFile;
 
+  @Option(names = "--mcp-read-only",
+      description = "The MCP server at /mcp on the control listener offers only the tools that read (no replay,"
+          + " rules, breakpoints or releasing paused flows).")
+  boolean mcpReadOnly;
+
+  @Option(names = "--mcp-no-redact",
+      description = "Do not hide secrets (Authorization, cookies, API keys, tokens) in MCP answers.")
+  boolean mcpNoRedact;
+
   @Option(names = "--pause-timeout", paramLabel = "SECONDS", defaultValue = "0",
       description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
   long pauseTimeoutSeconds;
@@ -190,6 +213,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new LoupeCommand());
+    cli.addSubcommand("mcp", new McpCommand(args -> commandLine().execute(args)));
+    cli.addSubcommand("ctl", CtlCommand.commandLine());
     cli.setParameterExceptionHandler((ex, args) -> {
       PrintStream err = System.err;
       err.println("loupe: " + ex.getMessage());
@@ -260,6 +285,11 @@ final class LoupeCommand implements Callable<Integer> {
       case "h3", "http/3", "http3" -> EngineConfig.UpstreamProtocol.H3;
       default -> throw new UsageError("--upstream-protocol: expected auto, h1, h2 or h3, got '" + upstreamProtocol
           + "'");
+    };
+    EngineConfig.ConnectStrategy strategy = switch (connectStrategy.toLowerCase(java.util.Locale.ROOT)) {
+      case "eager" -> EngineConfig.ConnectStrategy.EAGER;
+      case "lazy" -> EngineConfig.ConnectStrategy.LAZY;
+      default -> throw new UsageError("--connect-strategy: expected eager or lazy, got '" + connectStrategy + "'");
     };
     EngineConfig.UpstreamProxy viaProxy = null;
     if (upstreamProxy != null && !upstreamProxy.isBlank()) {
@@ -343,6 +373,7 @@ final class LoupeCommand implements Callable<Integer> {
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
         .upstreamProxy(viaProxy)
+        .connectStrategy(strategy)
         .proxyAuth(access.auth())
         .socks(access.socks())
         .setup(reverse == null ? dev.loupe.app.connect.CaDownloads.of(ca) : null)
@@ -391,7 +422,10 @@ final class LoupeCommand implements Callable<Integer> {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
     if (controlOptions.address() != null) {
-      startControl(controlOptions, dir, store, intercept, engines, out);
+      startControl(controlOptions, dir, store, intercept, engines,
+          new ControlApi.About(reverse == null ? "regular" : "reverse:" + reverse,
+              userCertificate == null ? ca.certificatePath() : null),
+          new McpOptions(mcpReadOnly, !mcpNoRedact), out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
@@ -408,7 +442,7 @@ final class LoupeCommand implements Callable<Integer> {
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), connect));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect));
           connect.close(); // the browsers started from the window go with it (their profiles deleted)
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
@@ -472,7 +506,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PrintStream out) {
+      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      McpOptions mcp, PrintStream out) {
     Path tokenFile;
     try {
       tokenFile = ControlToken.save(dir, o.token());
@@ -481,14 +516,31 @@ final class LoupeCommand implements Callable<Integer> {
     }
     ControlServer server;
     try {
-      server = ControlServer.start(o.address(), o.token(),
-          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address())));
+      ControlApi api = new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()),
+          about);
+      LoupeMcp tools = new LoupeMcp(ControlServer.inProcess(api), mcp, new McpCallLog(dir));
+      server = ControlServer.start(o.address(), o.token(), api,
+          java.util.Map.of(McpHttpTransport.PATH, McpHttpTransport.serve(tools)));
     } catch (IOException e) {
       throw new IllegalStateException("--control " + hostPort(o.address()) + ": cannot listen: " + e.getMessage(), e);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "loupe-control-stop"));
+    ControlEndpoint endpoint = new ControlEndpoint("http://" + hostPort(server.address()),
+        hostPort(engines.current().address()), ProcessHandle.current().pid(), tokenFile);
+    try {
+      endpoint.save(dir);
+    } catch (IOException e) {
+      out.println("WARNING: cannot write " + dir.resolve(ControlEndpoint.FILE_NAME) + " (loupe ctl and loupe mcp"
+          + " find this Loupe through it): " + e.getMessage());
+    }
+    ControlServer running = server;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      endpoint.remove(dir);
+      running.close();
+    }, "loupe-control-stop"));
     out.println("Control API on http://" + hostPort(server.address()) + " (token: " + o.token() + ", also in "
         + tokenFile + ")");
+    out.println("MCP server on http://" + hostPort(server.address()) + McpHttpTransport.PATH + " (same token"
+        + (mcp.readOnly() ? "; read-only" : "") + (mcp.redact() ? "" : "; secrets NOT redacted") + ")");
     if (!o.address().getAddress().isLoopbackAddress()) {
       out.println("WARNING: the control API listens on a non-loopback address: anyone who can reach "
           + hostPort(server.address()) + " and has the token can drive Loupe.");

@@ -39,6 +39,7 @@ public final class ProxyEngine implements AutoCloseable {
   private final String quicProblem;
 
   private final dev.loupe.engine.intercept.InterceptService intercept;
+  private final AutoCloseable pluginObserver;
   private final EngineContext ctx;
   private final AccessLog accessLog = new AccessLog();
   /** Regular mode with {@code --socks}: the SOCKS5-only listener, or null. */
@@ -109,6 +110,9 @@ public final class ProxyEngine implements AutoCloseable {
       }
     }
     this.socksListener = socks;
+    // Observing plugin hooks are fed from the store; the plugins themselves outlive this engine.
+    this.pluginObserver = intercept.plugins().observe(store);
+    intercept.plugins().running();
   }
 
   private Channel bind(InetSocketAddress at, io.netty.channel.ChannelHandler initializer) throws IOException {
@@ -172,6 +176,11 @@ public final class ProxyEngine implements AutoCloseable {
   /** Clients refused for failing proxy authentication. */
   public AccessLog accessLog() {
     return accessLog;
+  }
+
+  /** The session's plugins (loaded by the app; shared by the engines it restarts). */
+  public Plugins plugins() {
+    return intercept.plugins();
   }
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
@@ -280,6 +289,13 @@ public final class ProxyEngine implements AutoCloseable {
     listener.close().syncUninterruptibly();
     connector.closeAll();
     shutdownGroups();
+    try {
+      if (pluginObserver != null) {
+        pluginObserver.close();
+      }
+    } catch (Exception ignored) {
+      // a subscription's close does not fail
+    }
   }
 
   private void shutdownGroups() {

@@ -150,6 +150,25 @@ final class RegexAtom extends Filter {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    switch (target) {
+      case URL -> out.find("url", regex);
+      case DOMAIN -> out.find("host", regex);
+      case METHOD -> out.find("method", regex);
+      case REQUEST_CONTENT_TYPE -> out.find("req_type", regex);
+      case RESPONSE_CONTENT_TYPE -> out.find("res_type", regex);
+      case CONTENT_TYPE -> {
+        out.sql("(");
+        out.find("req_type", regex);
+        out.sql(" OR ");
+        out.find("res_type", regex);
+        out.sql(")");
+      }
+      case HEADER, REQUEST_HEADER, RESPONSE_HEADER -> out.inexact();
+    }
+  }
+
+  @Override
   void print(StringBuilder out) {
     out.append('~').append(target.code).append(' ');
     Printing.argument(out, regex);

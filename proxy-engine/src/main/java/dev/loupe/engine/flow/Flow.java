@@ -46,6 +46,7 @@ public final class Flow {
   private volatile String serverQuicConnectionId;
   private volatile String http3Status;
   private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
+  private final List<String> notes = new CopyOnWriteArrayList<>();
   private volatile RequestHead originalRequest;
   private volatile Body originalRequestBody;
   private volatile ResponseHead originalResponse;
@@ -144,6 +145,8 @@ public final class Flow {
    * {@code breakpoint (request): edited} and the like for user edits. Empty for untouched flows.
    */
   public List<String> modifiedBy() { return modifiedBy; }
+  /** Problems met along the way that did not fail the flow (a plugin hook that threw or hung). */
+  public List<String> notes() { return notes; }
 
   /** The request as the client sent it, when a rule or breakpoint changed it; else null ({@link #request()} is both). */
   public RequestHead originalRequest() { return originalRequest; }
@@ -200,6 +203,7 @@ public final class Flow {
   public void request(RequestHead r) { request = r; }
 
   public void modifiedBy(String what) { modifiedBy.add(Objects.requireNonNull(what, "what")); }
+  public void note(String what) { notes.add(Objects.requireNonNull(what, "what")); }
 
   public void paused(Paused p) { paused = p; }
 
