@@ -434,11 +434,16 @@ final class LoupeCommand implements Callable<Integer> {
       if (noDisplay == null) {
         try {
           String listening = hostPort(engine.address());
+          dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
+              engines::config, engines::restart, a -> { }, dir, ca);
+          engines.onRestart(connect::reopenOn);
+          Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir)));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect));
+          connect.close(); // the browsers started from the window go with it (their profiles deleted)
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)

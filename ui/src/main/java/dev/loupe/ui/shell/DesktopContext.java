@@ -23,15 +23,25 @@ import java.util.Objects;
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
  * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
+ * @param connect     browser and terminal launchers, remote access (the toolbar's connect controls)
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
-  /** Without agent activity (no MCP server). */
+    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
+    dev.loupe.ui.connect.ConnectPort connect) {
+  /** Without agent activity (no MCP server) and without the connect controls (shown as unavailable). */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, ActivityFeed.NONE);
+  }
+
+  /** Without the connect controls (shown as unavailable). */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"));
   }
 
   public DesktopContext {
@@ -45,5 +55,6 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
     Objects.requireNonNull(agentActivity, "agentActivity");
+    Objects.requireNonNull(connect, "connect");
   }
 }
