@@ -74,6 +74,14 @@ final class FlowWriter implements AutoCloseable {
    * by {@link #bodies} once the flow has ended; messages by {@link #messages}.
    */
   void row(Flow f, int source) throws SQLException {
+    row(f, source, f.state());
+  }
+
+  /**
+   * {@link #row(Flow, int)} with the state as the caller read it (a flow that ends while its row is
+   * written stays "in flight" in this row, until its bodies are written with the next).
+   */
+  void row(Flow f, int source, FlowState state) throws SQLException {
     RequestHead req = f.request();
     ResponseHead res = f.response();
     Timings t = f.timings();
@@ -81,7 +89,7 @@ final class FlowWriter implements AutoCloseable {
     int i = 1;
     p.setLong(i++, f.id());
     p.setLong(i++, epochNanos(f.startedAt()));
-    p.setInt(i++, f.state().ordinal());
+    p.setInt(i++, state.ordinal());
     p.setString(i++, f.tier().name());
     p.setInt(i++, source);
     setText(p, i++, req == null ? null : req.method());
@@ -98,7 +106,7 @@ final class FlowWriter implements AutoCloseable {
     long start = t.requestStartNanos();
     long end = t.responseEndNanos();
     setLong(p, i++, start == 0 || end == 0 || end - start < 0 ? null : end - start);
-    if (f.state() == FlowState.IN_FLIGHT) {
+    if (state == FlowState.IN_FLIGHT) {
       p.setNull(i++, Types.REAL);
     } else {
       p.setDouble(i++, t.totalMs());
