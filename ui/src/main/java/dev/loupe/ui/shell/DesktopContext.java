@@ -5,6 +5,7 @@ import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsViewModel;
+import dev.loupe.ui.status.ActivityFeed;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
 import dev.loupe.ui.trust.TrustPort;
 import java.nio.file.Path;
@@ -21,10 +22,18 @@ import java.util.Objects;
  * @param trust       the CA trust dialog's port
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
+ * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer) {
+    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
+  /** Without agent activity (no MCP server). */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, ActivityFeed.NONE);
+  }
+
   public DesktopContext {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(listening, "listening");
@@ -35,5 +44,6 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(trust, "trust");
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
+    Objects.requireNonNull(agentActivity, "agentActivity");
   }
 }

@@ -19,6 +19,7 @@ import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
@@ -54,8 +55,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -130,15 +129,15 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private boolean closeAfterResponse;
   private boolean closing;
-  private boolean connectPending;
-  private String connectHost;
-  private int connectPort;
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
-  /** True between a CONNECT to an ignored host and the tunnel opening: raw client bytes are held. */
-  private boolean tunnelPending;
-  /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
-  private ByteBuf tunnelEarlyBytes;
+  /**
+   * True from a WebSocket upgrade request until its exchange ends: the HTTP decoder is out of the
+   * pipeline and raw client bytes are held in {@link #upgradeEarlyBytes} (no more are read), to
+   * become the first frames after a 101 or the next request otherwise.
+   */
+  private boolean upgradeHold;
+  private ByteBuf upgradeEarlyBytes;
 
   // Full tier: all null/false unless the current exchange is intercepted.
   private Interception interception;
@@ -210,8 +209,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (tunnelPending && msg instanceof ByteBuf b) {
-      tunnelEarlyBytes = tunnelEarlyBytes == null ? b : Unpooled.wrappedBuffer(tunnelEarlyBytes, b);
+    if (upgradeHold && msg instanceof ByteBuf b) {
+      upgradeEarlyBytes = upgradeEarlyBytes == null ? b : Unpooled.wrappedBuffer(upgradeEarlyBytes, b);
       return;
     }
     if (closing) {
@@ -222,22 +221,34 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (connectPending) {
-      // The rest of the CONNECT message (it has no body); then the connection leaves HTTP.
-      ReferenceCountUtil.release(msg);
-      if (msg instanceof LastHttpContent) {
-        connectPending = false;
-        startConnect();
-      }
-      return;
+    if (o instanceof HttpRequest r && !side.multiplexed() && WebSocketUpgrade.holdsBytesBehind(r)) {
+      holdBytesBehindUpgrade();
     }
     inbound.add(o);
     drain();
   }
 
+  /**
+   * Takes the HTTP decoder out of the pipeline after a WebSocket upgrade request: what the client
+   * sends behind it (frames, sent before the 101 by eager clients) must not be parsed as the next
+   * request. The decoder hands over the bytes it already holds (they arrive in channelRead, held).
+   */
+  private void holdBytesBehindUpgrade() {
+    upgradeHold = true;
+    WebSocketUpgrade.removeHttpDecoder(ctx.pipeline());
+  }
+
+  /** The held bytes, handed over (null when none). */
+  private ByteBuf takeUpgradeEarlyBytes() {
+    upgradeHold = false;
+    ByteBuf b = upgradeEarlyBytes;
+    upgradeEarlyBytes = null;
+    return b;
+  }
+
   /** Feeds queued messages to the current exchange, starting a new one when the last has ended. */
   private void drain() {
-    while (!inbound.isEmpty() && !closing && !connectPending) {
+    while (!inbound.isEmpty() && !closing) {
       HttpObject msg = inbound.peek();
       if (msg instanceof HttpRequest r) {
         if (exchange != null) {
@@ -245,7 +256,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         }
         inbound.poll();
         startExchange(r);
-        if (msg instanceof HttpContent c && !closing && !connectPending) {
+        if (msg instanceof HttpContent c && !closing) {
           feedRequestContent(c);
         } else if (msg instanceof HttpContent c) {
           c.release();
@@ -299,6 +310,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       badRequest(req, reason(req.decoderResult().cause()));
       return;
     }
+    if (!side.multiplexed()) {
+      String versionProblem = Http1Messages.versionProblem(req.protocolVersion());
+      if (versionProblem != null) {
+        if (req.protocolVersion().majorVersion() != 1) {
+          reject(req, 505, "HTTP Version Not Supported", versionProblem);
+        } else {
+          badRequest(req, versionProblem);
+        }
+        return;
+      }
+    }
     String problem = Http1Messages.framingProblem(req);
     if (problem != null) {
       badRequest(req, problem);
@@ -309,7 +331,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         badRequest(req, "CONNECT inside an intercepted tunnel is not supported");
         return;
       }
-      beginConnect(req);
+      handOverConnect(req);
       return;
     }
     RequestHead head;
@@ -357,128 +379,44 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers(), true)
         : Http1Messages.toHeaders(req.headers());
     String version = side.multiplexed() ? side.protocol() : req.protocolVersion().text();
-    if (uri.startsWith("/") || uri.equals("*")) {
+    if (RequestTargets.isOriginForm(uri)) {
       if (!intercepted()) {
         throw new IllegalArgumentException("Loupe is an HTTP proxy: it needs absolute-form requests"
             + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
             + " as its HTTP and HTTPS proxy.");
       }
-      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), uri, version, headers);
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(),
+          RequestTargets.normalize(uri), version, headers);
     }
-    URI u;
-    try {
-      u = new URI(uri);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("invalid request target: " + e.getMessage());
-    }
-    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("unsupported scheme in request target: " + uri);
-    }
-    String host = u.getHost();
-    if (host == null || host.isEmpty()) {
-      throw new IllegalArgumentException("no host in request target: " + uri);
-    }
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+    RequestTargets.Absolute a = RequestTargets.parseAbsolute(uri);
     if (intercepted()) {
       // Absolute-form inside a tunnel: the tunnel decides where it goes.
-      host = side.host();
-      port = side.port();
-      scheme = side.scheme();
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), a.target(), version,
+          headers);
     }
-    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-    return new RequestHead(req.method().name(), scheme, host.toLowerCase(Locale.ROOT), port, target, version, headers);
+    return new RequestHead(req.method().name(), a.scheme(), a.host(), a.port(), a.target(), version, headers);
   }
 
   // ---- CONNECT -----------------------------------------------------------------------------
 
-  private void beginConnect(HttpRequest req) {
-    String authority = req.uri();
-    int colon = authority.lastIndexOf(':');
-    if (colon <= 0 || colon == authority.length() - 1) {
-      badRequest(req, "CONNECT target must be host:port, got " + authority);
-      return;
-    }
-    String host = authority.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
+  /** Hands the connection to a {@link ConnectHandler} for {@code req}'s target; this leg leaves. */
+  private void handOverConnect(HttpRequest req) {
+    RequestTargets.Authority target;
     try {
-      port = Integer.parseInt(authority.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      badRequest(req, "CONNECT target has an invalid port: " + authority);
+      target = RequestTargets.parseConnect(req.uri());
+    } catch (IllegalArgumentException e) {
+      badRequest(req, e.getMessage());
       return;
     }
-    if (port < 1 || port > 65535 || host.isEmpty()) {
-      badRequest(req, "CONNECT target is invalid: " + authority);
-      return;
-    }
-    connectHost = host.toLowerCase(Locale.ROOT);
-    connectPort = port;
-    request = req;
-    connectPending = true;
-    if (req instanceof LastHttpContent) {
-      connectPending = false;
-      startConnect();
-    }
-  }
-
-  private void startConnect() {
-    ChannelPipeline p = ctx.pipeline();
-    if (engine.config().ignored(connectHost, connectPort)) {
-      // Tunnel without looking: connect first so the client learns of failures as a 502.
-      Flow flow = TunnelRelay.newTunnelFlow(engine, connectHost, connectPort, clientInfo);
-      closing = true; // this leg is done with HTTP
-      tunnelPending = true;
-      // Stop parsing now: bytes the client sent behind the CONNECT belong to the tunnel (the codec
-      // hands its leftovers to channelRead, which holds them). The encoder stays for the 200 or 502.
-      p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
-          new io.netty.handler.codec.http.HttpResponseEncoder());
-      engine.connector().acquire(ctx.channel().eventLoop(), "tcp", connectHost, connectPort, flow)
-          .addListener(f -> {
-            UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
-            if (r.error() != null) {
-              releaseEarlyBytes();
-              flow.fail(r.error());
-              engine.store().completed(flow);
-              writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
-              return;
-            }
-            ctx.writeAndFlush(connectEstablished()).addListener(w -> {
-              if (!w.isSuccess()) {
-                releaseEarlyBytes();
-                r.connection().channel().close();
-                flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client left before the tunnel opened"));
-                engine.store().completed(flow);
-                return;
-              }
-              p.remove("connect-response-encoder");
-              ByteBuf first = tunnelEarlyBytes;
-              tunnelEarlyBytes = null;
-              tunnelPending = false;
-              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), first);
-              p.remove(this);
-            });
-          });
-      return;
-    }
-    ctx.writeAndFlush(connectEstablished());
     closing = true;
-    p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, connectHost, connectPort, clientInfo));
+    ChannelPipeline p = ctx.pipeline();
+    p.addAfter(ctx.name(), "connect", new ConnectHandler(engine, clientInfo, target,
+        req.protocolVersion().equals(HttpVersion.HTTP_1_0), req instanceof LastHttpContent));
+    HttpObject queued;
+    while ((queued = inbound.poll()) != null) {
+      ctx.fireChannelRead(queued); // the rest of the CONNECT message, or what the client sent behind it
+    }
     p.remove(this);
-    // Bytes the client sent right after CONNECT move on to the sniffer when the codec goes.
-    p.remove(Pipelines.HTTP_SERVER_CODEC);
-  }
-
-  private static FullHttpResponse connectEstablished() {
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-        new HttpResponseStatus(200, "Connection established"));
-    return r;
   }
 
   // ---- commands ----------------------------------------------------------------------------
@@ -790,6 +728,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.flush();
+    if (upgradeHold) {
+      // The origin refused the upgrade: what the client sent behind it is its next request.
+      WebSocketUpgrade.resumeHttp(ctx.pipeline(), engine.config().limits(), takeUpgradeEarlyBytes());
+    }
     drain();
     readClientIfReady();
   }
@@ -884,7 +826,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void readClientIfReady() {
-    if (closing || connectPending || !inbound.isEmpty() || !ctx.channel().isActive()) {
+    if (closing || upgradeHold || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
     if (exchange == null || holdingRequest) {
@@ -1308,6 +1250,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     releaseInbound();
     sp.remove(UpstreamConnector.LEG);
     sp.remove(UpstreamConnector.CODEC);
+    ByteBuf early = takeUpgradeEarlyBytes();
+    if (early != null) {
+      // Frames the client sent before the 101: the first the origin gets.
+      ctx.fireChannelRead(early);
+      ctx.fireChannelReadComplete();
+    }
     cp.remove(this);
     cp.remove(Pipelines.HTTP_SERVER_CODEC);
     toServer.start();
@@ -1317,6 +1265,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   // ---- errors ------------------------------------------------------------------------------
 
   private void badRequest(HttpRequest req, String reason) {
+    reject(req, 400, "Bad Request", reason);
+  }
+
+  /** Refuses a request the origin must never see: records it as failed, answers, closes. */
+  private void reject(HttpRequest req, int status, String statusReason, String reason) {
     Flow flow = newFlow();
     flow.timings().requestStart(System.nanoTime());
     flow.request(headForRejected(req));
@@ -1324,7 +1277,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
     engine.store().completed(flow);
     // A request that is also content (the decoder's invalid-message object) is released by drain().
-    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+    writeError(status, statusReason, reason, FlowError.Kind.CLIENT_PROTOCOL, true);
   }
 
   /** The best head we can record for a request we refuse: its real target when it parses. */
@@ -1351,7 +1304,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     String reason = reason(cause);
     Exchange ex = exchange;
     if (ex != null) {
-      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason));
+      // Streaming: the head (and body before the error) may be at the origin already. Its request
+      // is aborted below (connection closed, RST_STREAM or RESET_STREAM), never completed.
+      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason
+          + (upstream != null ? "; the request to the origin was aborted" : "")));
     }
     if (!responseHeadSent) {
       writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
@@ -1378,21 +1334,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /** Writes a short text error page naming the cause; closes the connection when {@code close}. */
   private void writeError(int status, String reason, String detail, FlowError.Kind kind, boolean close) {
-    String body = status + " " + reason + "\n\nLoupe: " + detail + "\n";
-    ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
-    HttpVersion version = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0)
-        ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
-    FullHttpResponse r = new DefaultFullHttpResponse(version, new HttpResponseStatus(status, reason), content);
-    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
-    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-    if (kind != null) {
-      r.headers().set("X-Loupe-Error", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-    }
+    boolean http10 = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+    FullHttpResponse r = ErrorPages.page(status, reason, detail, kind, http10, close);
     if (close) {
       closing = true;
       releaseInbound();
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     } else {
       ctx.writeAndFlush(r);
@@ -1442,11 +1388,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void releaseEarlyBytes() {
-    tunnelPending = false;
-    if (tunnelEarlyBytes != null) {
-      tunnelEarlyBytes.release();
-      tunnelEarlyBytes = null;
-    }
+    ReferenceCountUtil.release(takeUpgradeEarlyBytes());
   }
 
   private void releaseInbound() {
