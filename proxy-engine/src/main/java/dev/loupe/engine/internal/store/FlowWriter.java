@@ -40,7 +40,7 @@ import java.util.Map;
 final class FlowWriter implements AutoCloseable {
   static final String COLUMNS = "id, started, state, tier, source, method, scheme, host, port, target, url, status,"
       + " req_type, res_type, req_size, res_size, duration, total_ms, client_proto, server_proto, error_kind, error,"
-      + " websocket, tunnel_up, tunnel_down, modified, replay_of, detail";
+      + " websocket, tunnel_up, tunnel_down, modified, replay_of, client, detail";
 
   private final SessionDb db;
   private final PreparedStatement flowRow;
@@ -61,7 +61,7 @@ final class FlowWriter implements AutoCloseable {
     this.db = db;
     Connection c = db.writer();
     flowRow = c.prepareStatement("INSERT OR REPLACE INTO flow(" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-        + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     bodyRow = c.prepareStatement("INSERT OR REPLACE INTO body(flow, part, size, truncated, captured, data, file)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?)");
     messageRow = c.prepareStatement("INSERT OR REPLACE INTO message(flow, seq, direction, opcode, length, time,"
@@ -122,6 +122,7 @@ final class FlowWriter implements AutoCloseable {
     List<String> modified = f.modifiedBy();
     setText(p, i++, modified.isEmpty() ? null : String.join("\n", modified));
     setLong(p, i++, f.replayOf() < 0 ? null : f.replayOf());
+    setText(p, i++, f.client());
     p.setBytes(i, FlowCodec.encode(f, blob, certificates));
     p.executeUpdate();
   }
