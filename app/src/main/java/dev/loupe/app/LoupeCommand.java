@@ -62,12 +62,14 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
         "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
+        "  java -jar app/target/loupe.jar --headless --session capture.loupe",
+        "  java -jar app/target/loupe.jar capture.loupe",
         "  java -jar app/target/loupe.jar browser firefox https://example.com/",
         "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {
@@ -117,6 +119,16 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--har", paramLabel = "FILE",
       description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
   Path har;
+
+  @Option(names = "--session", paramLabel = "FILE",
+      description = "Record every flow into this session file (.loupe, created if missing, appended to if not) as it"
+          + " happens: written at least every 200 ms, so a crash loses at most that; memory stays flat however"
+          + " long it runs. Open it later with 'loupe FILE', or convert it: 'loupe convert FILE out.har'.")
+  Path session;
+
+  @Parameters(arity = "0..1", paramLabel = "FILE",
+      description = "A session (.loupe) to open and record into (as --session), or a HAR file to open in the window.")
+  Path file;
 
   @Option(names = "--keep-flows", paramLabel = "N",
       description = "Keep only the newest N flows in memory (older completed ones are forgotten). Default: all"
@@ -248,6 +260,7 @@ final class LoupeCommand implements Callable<Integer> {
       AccessOptions.applySavedRemoteAccess(this, confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
           spec.commandLine().getParseResult().hasMatchedOption("--listen"), System.out);
     }
+    SessionOptions sessionFiles = SessionOptions.resolve(this);
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
     }
@@ -380,7 +393,9 @@ final class LoupeCommand implements Callable<Integer> {
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+        : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
+        : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+    dev.loupe.engine.session.Session recording = sessionFiles.startRecording(store, System.out);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
@@ -394,7 +409,7 @@ final class LoupeCommand implements Callable<Integer> {
     }
     EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
