@@ -211,10 +211,13 @@ public final class Build {
     return dir;
   }
 
-  /** File associations: HAR files and Loupe sessions open in Loupe ({@code loupe FILE}). */
+  /**
+   * File associations: HAR files and Loupe sessions open in Loupe ({@code loupe FILE}). The MIME types
+   * have no regex characters: jpackage's uninstall script matches them as awk regular expressions.
+   */
   private static List<Path> associations(Path work) throws IOException {
     Path har = work.resolve("har.properties");
-    Files.writeString(har, JpackageArgs.association("har", "application/x-har+json", "HTTP Archive (HAR)"));
+    Files.writeString(har, JpackageArgs.association("har", "application/x-har", "HTTP Archive (HAR)"));
     Path session = work.resolve("loupe-session.properties");
     Files.writeString(session, JpackageArgs.association("loupe", "application/x-loupe-session", "Loupe session"));
     return List.of(har, session);
