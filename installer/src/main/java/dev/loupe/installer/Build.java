@@ -53,16 +53,22 @@ public final class Build {
     Build b = new Build(Path.of(args[0]));
     List<String> types = b.platform.os().packageTypes();
     boolean jarsOnly = false;
+    boolean reuseImage = false;
     boolean cds = b.platform.os() == Platform.Os.LINUX;
     List<String> extraOptions = new ArrayList<>(LauncherOptions.DEFAULT);
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
         case "--jars-only" -> jarsOnly = true;
         case "--no-cds" -> cds = false;
+        case "--reuse-image" -> reuseImage = true;
         case "--types" -> types = List.of(args[++i].split(","));
         case "--java-options" -> extraOptions = args[++i].isBlank() ? List.of() : List.of(args[i].split(" +"));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
+    }
+    if (reuseImage) { // iterating on the packages' scripts: the app image, runtime and jars stay
+      b.installers(types, b.reusedArgs(cds), cds);
+      return;
     }
     b.icons();
     b.manPage();
@@ -141,11 +147,7 @@ public final class Build {
     boolean linux = platform.os() == Platform.Os.LINUX;
     if (linux) {
       Files.copy(target.resolve("loupe.1.gz"), input.resolve("loupe.1.gz"));
-      for (String script : List.of("loupe-integration.sh", "loupe-cds.sh")) {
-        Path to = input.resolve(script);
-        Files.copy(installer.resolve("packaging/linux").resolve(script), to);
-        Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
-      }
+      copyLinuxScripts(input);
     }
 
     String version = mavenVersion();
@@ -182,6 +184,32 @@ public final class Build {
           appDir.resolve("loupe.classlist"));
       step("class list for class-data sharing");
     }
+    installers(types, args, cds);
+  }
+
+  /** The arguments of the last build's app image, for {@code --reuse-image}. */
+  private JpackageArgs reusedArgs(boolean cds) throws IOException {
+    Path work = target.resolve("work").resolve(platform.id());
+    if (!Files.isDirectory(target.resolve("app-image"))) {
+      throw new IOException("--reuse-image: no app image in " + target + "; build it first");
+    }
+    return new JpackageArgs(platform, JpackageArgs.numericVersion(mavenVersion()), work.resolve("input"), mainJar(),
+        work.resolve("runtime"), target.resolve("icons"), List.of(), associations(work),
+        platform.os() == Platform.Os.LINUX ? linuxResources(work) : null, target.resolve("app-image"));
+  }
+
+  /** The packages of {@code types} from the app image of {@code args}, then (Linux) the image's own CDS archive. */
+  private void installers(List<String> types, JpackageArgs args, boolean cds) throws Exception {
+    Path image = args.appImageDir();
+    Path runtime = args.runtime();
+    Path input = args.input();
+    List<String> javaOptions = args.javaOptions();
+    List<Path> associations = args.fileAssociations();
+    Path resources = args.resourceDir();
+    Files.deleteIfExists(image.resolve("lib/app/loupe.jsa")); // made where the files finally are, not packaged
+    if (platform.os() == Platform.Os.LINUX) {
+      copyLinuxScripts(image.resolve("lib/app")); // --reuse-image: the scripts as they are now
+    }
     for (String type : types) {
       if (!type.equals("app-image")) {
         JpackageArgs pkg = new JpackageArgs(platform, args.version(), input, args.mainJar(), runtime,
@@ -196,6 +224,16 @@ public final class Build {
     try (var s = Files.list(target)) {
       s.filter(f -> f.toString().matches(".*\\.(deb|rpm|dmg|msi)$"))
           .forEach(f -> System.out.printf("%s: %.1f MB%n", f, size(f) / 1e6));
+    }
+  }
+
+  /** The scripts the maintainer scripts call ({@code packaging/linux/*.sh}) into {@code dir}, executable. */
+  private void copyLinuxScripts(Path dir) throws IOException {
+    for (String script : List.of("loupe-integration.sh", "loupe-cds.sh")) {
+      Path to = dir.resolve(script);
+      Files.copy(installer.resolve("packaging/linux").resolve(script), to,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
   }
 
