@@ -42,6 +42,7 @@ cleanup() {
   for d in "${made_dirs[@]}"; do rmdir "$d" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 if [[ $(id -u) != 0 ]]; then
   echo "test-install.sh installs a package: run it as root (CI does)" >&2
