@@ -24,7 +24,8 @@ import java.util.zip.GZIPOutputStream;
  *       class-data sharing ({@link CdsTraining}), then the packages ({@link JpackageArgs}).
  * </ol>
  *
- * <p>Usage: {@code Build INSTALLER_DIR [--jars-only] [--types T,...] [--no-cds] [--java-options "..."]}.
+ * <p>Usage: {@code Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types T,...] [--no-cds]
+ * [--reuse-image] [--java-options "..."]}.
  * Single-threaded.
  */
 public final class Build {
@@ -46,14 +47,15 @@ public final class Build {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
-      System.err.println("usage: Build INSTALLER_DIR [--jars-only] [--types app-image,deb,...] [--no-cds]"
-          + " [--java-options 'OPTIONS']");
+      System.err.println("usage: Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types app-image,deb,...]"
+          + " [--no-cds] [--reuse-image] [--java-options 'OPTIONS']");
       System.exit(2);
     }
     Build b = new Build(Path.of(args[0]));
     List<String> types = b.platform.os().packageTypes();
     boolean jarsOnly = false;
     boolean reuseImage = false;
+    boolean platformJars = true;
     boolean cds = b.platform.os() == Platform.Os.LINUX;
     List<String> extraOptions = new ArrayList<>(LauncherOptions.DEFAULT);
     for (int i = 1; i < args.length; i++) {
@@ -61,6 +63,7 @@ public final class Build {
         case "--jars-only" -> jarsOnly = true;
         case "--no-cds" -> cds = false;
         case "--reuse-image" -> reuseImage = true;
+        case "--no-platform-jars" -> platformJars = false;
         case "--types" -> types = List.of(args[++i].split(","));
         case "--java-options" -> extraOptions = args[++i].isBlank() ? List.of() : List.of(args[i].split(" +"));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -73,8 +76,10 @@ public final class Build {
     b.icons();
     b.manPage();
     step("icons and man page");
-    b.platformJars();
-    step("platform jars");
+    if (platformJars) { // CI skips them here: PlatformJarsIT builds and checks all five in mvn verify
+      b.platformJars();
+      step("platform jars");
+    }
     if (!jarsOnly) {
       b.packages(types, cds, extraOptions);
     }
