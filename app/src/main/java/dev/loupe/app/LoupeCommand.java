@@ -4,6 +4,8 @@ import dev.loupe.app.control.ControlApi;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
+import dev.loupe.app.plugins.PluginLoader;
+import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -178,6 +180,9 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
   long pauseTimeoutSeconds;
 
+  @CommandLine.Mixin
+  PluginOptions pluginOptions = new PluginOptions();
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -343,6 +348,15 @@ final class LoupeCommand implements Callable<Integer> {
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
     }
+    PluginLoader pluginLoader;
+    List<String> pluginLines;
+    try {
+      pluginLoader = PluginLoader.create(intercept.plugins(), dir, pluginOptions, System.out, System.err);
+      pluginLines = pluginLoader.loadAll(!pluginOptions.noPlugins(), pluginOptions.plugins(), pluginOptions.scripts());
+    } catch (IllegalArgumentException e) {
+      intercept.close();
+      throw new UsageError(e.getMessage());
+    }
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store, intercept);
@@ -351,7 +365,7 @@ final class LoupeCommand implements Callable<Integer> {
     }
     EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out, pluginLoader);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -365,8 +379,10 @@ final class LoupeCommand implements Callable<Integer> {
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
+    pluginLines.forEach(out::println);
+    pluginLoader.startWatching();
     if (controlOptions.address() != null) {
-      startControl(controlOptions, dir, store, intercept, engines, out);
+      startControl(controlOptions, dir, store, intercept, engines, pluginLoader, out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
@@ -442,7 +458,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PrintStream out) {
+      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PluginLoader plugins,
+      PrintStream out) {
     Path tokenFile;
     try {
       tokenFile = ControlToken.save(dir, o.token());
@@ -452,7 +469,7 @@ final class LoupeCommand implements Callable<Integer> {
     ControlServer server;
     try {
       server = ControlServer.start(o.address(), o.token(),
-          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address())));
+          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()), plugins));
     } catch (IOException e) {
       throw new IllegalStateException("--control " + hostPort(o.address()) + ": cannot listen: " + e.getMessage(), e);
     }
@@ -471,7 +488,7 @@ final class LoupeCommand implements Callable<Integer> {
    * does not depend on what someone clicked in a window.
    */
   private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService();
+    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

@@ -76,6 +76,8 @@ public final class ControlApi implements AutoCloseable {
    */
   private final Set<Long> fresh = new HashSet<>();
   private final FlowStore.Subscription subscription;
+  /** The {@code /plugins} routes, or null when no plugin loader was given. */
+  private final ControlPlugins plugins;
 
   /**
    * @param proxyAddress the running proxy's address (host:port) for {@code GET /}; asked each time,
@@ -83,6 +85,13 @@ public final class ControlApi implements AutoCloseable {
    */
   public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
       java.util.function.Supplier<String> proxyAddress) {
+    this(store, intercept, replayer, proxyAddress, null);
+  }
+
+  /** With {@code /plugins}, listing and switching {@code plugins}' plugins. */
+  public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
+      java.util.function.Supplier<String> proxyAddress, dev.loupe.app.plugins.PluginLoader plugins) {
+    this.plugins = plugins == null ? null : new ControlPlugins(plugins);
     this.store = store;
     this.intercept = intercept;
     this.replayer = replayer;
@@ -120,6 +129,12 @@ public final class ControlApi implements AutoCloseable {
       case "paused" -> paused(method, p, body);
       case "breakpoints" -> list(method, p, body, intercept.breakpoints(), "breakpoint");
       case "rules" -> list(method, p, body, intercept.rules(), "rule");
+      case "plugins" -> {
+        if (plugins == null) {
+          throw notFound(path);
+        }
+        yield plugins.handle(method, p, body);
+      }
       default -> throw notFound(path);
     };
   }
@@ -134,6 +149,7 @@ public final class ControlApi implements AutoCloseable {
     o.put("breakpoints", intercept.breakpoints().entries().size());
     o.put("breakpointsActive", intercept.breakpoints().active());
     o.put("pauseTimeoutSeconds", intercept.pauseTimeout().toSeconds());
+    o.put("plugins", intercept.plugins().list().size());
     return o;
   }
 
