@@ -3,6 +3,7 @@ package dev.loupe.ui.shell;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.ui.plugins.PluginControl;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -21,10 +22,18 @@ import java.util.Objects;
  * @param trust       the CA trust dialog's port
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
+ * @param plugins     the session's plugins (the Plugins window, the detail pane's content views)
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer) {
+    InterceptService intercept, Replayer replayer, PluginControl plugins) {
+  /** A window without plugins. */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, PluginControl.NONE);
+  }
+
   public DesktopContext {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(listening, "listening");
@@ -35,5 +44,6 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(trust, "trust");
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
+    Objects.requireNonNull(plugins, "plugins");
   }
 }
