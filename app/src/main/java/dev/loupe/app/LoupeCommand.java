@@ -389,13 +389,14 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
+        pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         try {
           String listening = hostPort(engine.address());
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer()));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), pluginLoader.windowControl()));
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)

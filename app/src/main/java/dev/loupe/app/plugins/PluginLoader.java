@@ -287,6 +287,19 @@ public final class PluginLoader implements AutoCloseable {
     return h.info();
   }
 
+  /** The Plugins window's port: this loader's switching (remembered) and reloading. */
+  public dev.loupe.ui.plugins.PluginControl windowControl() {
+    PluginLoader loader = this;
+    return new dev.loupe.ui.plugins.PluginControl() {
+      @Override public List<PluginInfo> list() { return plugins.list(); }
+      @Override public List<ContentView> contentViews() { return plugins.contentViews(); }
+      @Override public AutoCloseable subscribe(Runnable onChange) { return plugins.subscribe(onChange); }
+      @Override public void enabled(long id, boolean on) { loader.enabled(id, on); }
+      @Override public boolean canReload(long id) { return loader.canReload(id); }
+      @Override public String reload(long id) { return loader.reload(id); }
+    };
+  }
+
   /** The session's plugin registry. */
   public Plugins registry() {
     return plugins;

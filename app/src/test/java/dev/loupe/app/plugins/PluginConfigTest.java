@@ -73,4 +73,14 @@ class PluginConfigTest {
     assertThat(root.get("plugins").get("new").get("enabled").asBoolean()).isTrue();
     assertThat(PluginSettings.read(dir).enabledOf("p")).isFalse();
   }
+
+  @Test
+  void savingTheWindowsSettingsKeepsThePlugins() throws IOException {
+    Files.writeString(dir.resolve("settings.json"), "{\"plugins\": {\"p\": {\"a\": \"1\", \"enabled\": false}}}");
+    new dev.loupe.ui.settings.SettingsFile(dir).save(dev.loupe.ui.settings.Settings.DEFAULTS);
+    PluginConfig c = PluginSettings.read(dir);
+    assertThat(c.optionsOf("p")).isEqualTo(Map.of("a", "1"));
+    assertThat(c.enabledOf("p")).isFalse();
+    assertThat(new dev.loupe.ui.settings.SettingsFile(dir).load()).isEqualTo(dev.loupe.ui.settings.Settings.DEFAULTS);
+  }
 }
