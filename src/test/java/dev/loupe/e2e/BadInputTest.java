@@ -410,6 +410,17 @@ class BadInputTest {
   }
 
   @Test
+  void connectToAHostThatDoesNotResolveIsA502() throws Exception {
+    try (Socket s = proxy.socket()) {
+      WireHttp.send(s, "CONNECT nosuch.invalid:443 HTTP/1.1\r\nHost: nosuch.invalid:443\r\n\r\n");
+      WireHttp.Response r = WireHttp.readResponse(s.getInputStream());
+      assertThat(r.status()).isEqualTo(502);
+      assertThat(r.header("x-loupe-error")).isEqualTo("dns");
+      assertThat(r.bodyText()).contains("nosuch.invalid");
+    }
+  }
+
+  @Test
   void lazyStrategyAnswers200First() throws Exception {
     int closedPort;
     try (ServerSocket s = new ServerSocket(0)) {

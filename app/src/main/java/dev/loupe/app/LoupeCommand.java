@@ -1,11 +1,19 @@
 package dev.loupe.app;
 
 import dev.loupe.app.control.ControlApi;
+import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
 import dev.loupe.app.plugins.PluginLoader;
 import dev.loupe.app.plugins.PluginOptions;
+import dev.loupe.app.mcp.LoupeMcp;
+import dev.loupe.app.ctl.CtlCommand;
+import dev.loupe.app.mcp.McpActivity;
+import dev.loupe.app.mcp.McpCallLog;
+import dev.loupe.app.mcp.McpCommand;
+import dev.loupe.app.mcp.McpHttpTransport;
+import dev.loupe.app.mcp.McpOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -56,12 +64,14 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
-        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'"})
+        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
+        "  java -jar app/target/loupe.jar browser firefox https://example.com/",
+        "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--headless", description = "Run without a window: print a line per completed flow.")
   boolean headless;
@@ -73,6 +83,17 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--allow-remote",
       description = "Allow a non-loopback --listen address (anyone who can reach it can use the proxy).")
   boolean allowRemote;
+
+  @Option(names = "--socks", paramLabel = "HOST:PORT",
+      description = "Also listen on this address for SOCKS5 only (SOCKS5 is always served on --listen too, told apart"
+          + " by its first byte); loopback only unless --allow-remote. Port 0 picks a free port.")
+  String socks;
+
+  @Option(names = "--proxy-auth", paramLabel = "USER:PASS|off",
+      description = "Require these credentials from every client (HTTP 407 / SOCKS5 username and password), or 'off'."
+          + " Default: on a non-loopback address (--allow-remote), remote clients must use the credentials in"
+          + " CONFDIR/remote-access.json (generated on first use); clients on this machine need none.")
+  String proxyAuth;
 
   @Option(names = "--confdir", paramLabel = "DIR",
       description = "Where the CA and settings live (default: ~/.config/loupe on Linux, "
@@ -176,6 +197,15 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Headless: apply the rules in FILE (a JSON array, as the window's rules list exports them).")
   Path rulesFile;
 
+  @Option(names = "--mcp-read-only",
+      description = "The MCP server at /mcp on the control listener offers only the tools that read (no replay,"
+          + " rules, breakpoints or releasing paused flows).")
+  boolean mcpReadOnly;
+
+  @Option(names = "--mcp-no-redact",
+      description = "Do not hide secrets (Authorization, cookies, API keys, tokens) in MCP answers.")
+  boolean mcpNoRedact;
+
   @Option(names = "--pause-timeout", paramLabel = "SECONDS", defaultValue = "0",
       description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
   long pauseTimeoutSeconds;
@@ -188,6 +218,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new LoupeCommand());
+    cli.addSubcommand("mcp", new McpCommand(args -> commandLine().execute(args)));
+    cli.addSubcommand("ctl", CtlCommand.commandLine());
     cli.setParameterExceptionHandler((ex, args) -> {
       PrintStream err = System.err;
       err.println("loupe: " + ex.getMessage());
@@ -218,6 +250,8 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
       DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
+      AccessOptions.applySavedRemoteAccess(this, confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
+          spec.commandLine().getParseResult().hasMatchedOption("--listen"), System.out);
     }
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
@@ -311,6 +345,12 @@ final class LoupeCommand implements Callable<Integer> {
     ControlOptions controlOptions = controlOptions();
 
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    AccessOptions access = reverse != null ? new AccessOptions(null, null, null)
+        : AccessOptions.resolve(proxyAuth, socks, allowRemote, address, dir);
+    if (reverse != null && (proxyAuth != null || socks != null)) {
+      throw new UsageError("--proxy-auth and --socks are for regular mode (a reverse proxy is not a proxy clients"
+          + " choose)");
+    }
     if (systemProxy && reverse != null) {
       throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
     }
@@ -339,6 +379,9 @@ final class LoupeCommand implements Callable<Integer> {
         .upstreamProtocol(upstream)
         .upstreamProxy(viaProxy)
         .connectStrategy(strategy)
+        .proxyAuth(access.auth())
+        .socks(access.socks())
+        .setup(reverse == null ? dev.loupe.app.connect.CaDownloads.of(ca) : null)
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
@@ -372,9 +415,22 @@ final class LoupeCommand implements Callable<Integer> {
     if (insecure) {
       out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");
     }
-    if (!address.getAddress().isLoopbackAddress()) {
+    if (!address.getAddress().isLoopbackAddress() && access.auth() == null) {
       out.println("WARNING: listening on a non-loopback address: anyone who can reach " + hostPort(engine.address())
           + " can use this proxy.");
+    }
+    if (reverse == null) {
+      out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
+          + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
+      dev.loupe.app.connect.RunningFile.of(engine.address(), access.auth()).publish(dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> dev.loupe.app.connect.RunningFile.withdraw(dir),
+          "loupe-running-file"));
+    }
+    if (access.message() != null) {
+      out.println(access.message());
+    }
+    if (headless && access.auth() != null) {
+      AccessOptions.printRefusals(engine.accessLog(), out);
     }
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
@@ -382,7 +438,10 @@ final class LoupeCommand implements Callable<Integer> {
     pluginLines.forEach(out::println);
     pluginLoader.startWatching();
     if (controlOptions.address() != null) {
-      startControl(controlOptions, dir, store, intercept, engines, pluginLoader, out);
+      startControl(controlOptions, dir, store, intercept, engines,
+          new ControlApi.About(reverse == null ? "regular" : "reverse:" + reverse,
+              userCertificate == null ? ca.certificatePath() : null),
+          new McpOptions(mcpReadOnly, !mcpNoRedact), pluginLoader, out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
@@ -396,7 +455,8 @@ final class LoupeCommand implements Callable<Integer> {
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), pluginLoader.windowControl()));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir),
+              pluginLoader.windowControl()));
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
@@ -459,8 +519,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PluginLoader plugins,
-      PrintStream out) {
+      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
       tokenFile = ControlToken.save(dir, o.token());
@@ -469,14 +529,31 @@ final class LoupeCommand implements Callable<Integer> {
     }
     ControlServer server;
     try {
-      server = ControlServer.start(o.address(), o.token(),
-          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()), plugins));
+      ControlApi api = new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()),
+          about, plugins);
+      LoupeMcp tools = new LoupeMcp(ControlServer.inProcess(api), mcp, new McpCallLog(dir));
+      server = ControlServer.start(o.address(), o.token(), api,
+          java.util.Map.of(McpHttpTransport.PATH, McpHttpTransport.serve(tools)));
     } catch (IOException e) {
       throw new IllegalStateException("--control " + hostPort(o.address()) + ": cannot listen: " + e.getMessage(), e);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "loupe-control-stop"));
+    ControlEndpoint endpoint = new ControlEndpoint("http://" + hostPort(server.address()),
+        hostPort(engines.current().address()), ProcessHandle.current().pid(), tokenFile);
+    try {
+      endpoint.save(dir);
+    } catch (IOException e) {
+      out.println("WARNING: cannot write " + dir.resolve(ControlEndpoint.FILE_NAME) + " (loupe ctl and loupe mcp"
+          + " find this Loupe through it): " + e.getMessage());
+    }
+    ControlServer running = server;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      endpoint.remove(dir);
+      running.close();
+    }, "loupe-control-stop"));
     out.println("Control API on http://" + hostPort(server.address()) + " (token: " + o.token() + ", also in "
         + tokenFile + ")");
+    out.println("MCP server on http://" + hostPort(server.address()) + McpHttpTransport.PATH + " (same token"
+        + (mcp.readOnly() ? "; read-only" : "") + (mcp.redact() ? "" : "; secrets NOT redacted") + ")");
     if (!o.address().getAddress().isLoopbackAddress()) {
       out.println("WARNING: the control API listens on a non-loopback address: anyone who can reach "
           + hostPort(server.address()) + " and has the token can drive Loupe.");

@@ -177,6 +177,7 @@ final class ControlJson {
     if (!f.responseTrailers().isEmpty()) {
       o.set("responseTrailers", headers(f.responseTrailers()));
     }
+    ControlFlowJson.addExtras(o, f);
     return o;
   }
 

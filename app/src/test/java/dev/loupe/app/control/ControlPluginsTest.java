@@ -55,7 +55,7 @@ class ControlPluginsTest {
     };
     String token = ControlToken.generate();
     server = ControlServer.start(new InetSocketAddress("127.0.0.1", 0), token,
-        new ControlApi(new FlowStore(), intercept, none, () -> "127.0.0.1:1", loader));
+        new ControlApi(new FlowStore(), intercept, none, () -> "127.0.0.1:1", new ControlApi.About(null, null), loader));
     api = new ControlClient("127.0.0.1:" + server.address().getPort(), token);
   }
 

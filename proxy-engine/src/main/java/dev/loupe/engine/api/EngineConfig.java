@@ -34,6 +34,12 @@ import java.util.regex.Pattern;
  *                           advertised HTTP/3 before it goes over TCP instead (default 500 ms)
  * @param connectStrategy    regular mode, intercepted CONNECT: whether the origin is dialled before
  *                           the client gets its {@code 200} ({@link ConnectStrategy#EAGER}, default)
+ * @param proxyAuth          regular mode: the credentials clients must present (HTTP 407 / SOCKS5
+ *                           username and password), or null for none
+ * @param setup              regular mode: the CA downloads the setup page serves ({@code http://loupe.setup/});
+ *                           null: the page says none are configured
+ * @param socks              regular mode: an extra listener speaking only SOCKS5, or null (SOCKS5 is
+ *                           always served on {@link #listen} too, told apart by its first byte)
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -52,7 +58,10 @@ public record EngineConfig(
     Reverse reverse,
     UpstreamProxy upstreamProxy,
     Duration http3HandshakeBudget,
-    ConnectStrategy connectStrategy) {
+    ConnectStrategy connectStrategy,
+    ProxyAuth proxyAuth,
+    SetupDownloads setup,
+    InetSocketAddress socks) {
 
   /**
    * When Loupe connects to the origin of an intercepted CONNECT (mitmproxy's
@@ -250,6 +259,9 @@ public record EngineConfig(
     b.upstreamProxy = upstreamProxy;
     b.http3HandshakeBudget = http3HandshakeBudget;
     b.connectStrategy = connectStrategy;
+    b.proxyAuth = proxyAuth;
+    b.setup = setup;
+    b.socks = socks;
     return b;
   }
 
@@ -280,6 +292,9 @@ public record EngineConfig(
     private UpstreamProxy upstreamProxy;
     private Duration http3HandshakeBudget = Duration.ofMillis(500);
     private ConnectStrategy connectStrategy = ConnectStrategy.EAGER;
+    private ProxyAuth proxyAuth;
+    private SetupDownloads setup;
+    private InetSocketAddress socks;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -302,11 +317,14 @@ public record EngineConfig(
     public Builder upstreamProxy(UpstreamProxy p) { upstreamProxy = p; return this; }
     public Builder http3HandshakeBudget(Duration d) { http3HandshakeBudget = d; return this; }
     public Builder connectStrategy(ConnectStrategy s) { connectStrategy = s; return this; }
+    public Builder proxyAuth(ProxyAuth a) { proxyAuth = a; return this; }
+    public Builder setup(SetupDownloads d) { setup = d; return this; }
+    public Builder socks(InetSocketAddress a) { socks = a; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
           connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse,
-          upstreamProxy, http3HandshakeBudget, connectStrategy);
+          upstreamProxy, http3HandshakeBudget, connectStrategy, proxyAuth, setup, socks);
     }
   }
 }

@@ -53,6 +53,7 @@ public final class Flow {
   private volatile Body originalResponseBody;
   private volatile Paused paused;
   private volatile long replayOf = -1;
+  private volatile String client;
 
   /** Where a flow waits at a breakpoint (see {@link #paused()}). */
   public enum Paused { REQUEST, RESPONSE }
@@ -165,6 +166,12 @@ public final class Flow {
   /** The id of the flow this one replays, or -1. */
   public long replayOf() { return replayOf; }
 
+  /**
+   * Which client Loupe launched sent this flow (a browser or terminal started from Loupe, e.g.
+   * {@code Chromium}), or null for any other client. Set once, before the flow is published.
+   */
+  public String client() { return client; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -183,7 +190,13 @@ public final class Flow {
 
   public void http3Status(String s) { http3Status = s; }
 
-  public void clientConnection(ConnectionInfo c) { clientConnection = c; }
+  /** Records the client connection; a flow arriving at a launched client's listener takes its label. */
+  public void clientConnection(ConnectionInfo c) {
+    clientConnection = c;
+    if (client == null && c != null) {
+      client = ClientLabels.of(c.localAddress());
+    }
+  }
 
   public void serverConnection(ConnectionInfo c) { serverConnection = c; }
 
@@ -195,6 +208,8 @@ public final class Flow {
   public void paused(Paused p) { paused = p; }
 
   public void replayOf(long id) { replayOf = id; }
+
+  public void client(String label) { client = label; }
 
   /**
    * Records that the request sent upstream differs from what the client sent: the first call keeps

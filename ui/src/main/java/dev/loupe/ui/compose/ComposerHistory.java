@@ -25,6 +25,11 @@ import java.util.Objects;
  * bytes left out, written atomically and readable by the owner only ({@link AtomicFiles}: requests
  * carry cookies and tokens).
  *
+ * <p>Secrets are not written unless the user opted in ({@link #keepSecrets(boolean)}, saved in the
+ * file): credential headers keep their name with an empty value and the URL loses its password
+ * ({@link HistorySecrets}); the entry lists what was left out ({@link Entry#redacted()}). Switching
+ * the option off scrubs the file at the next save.
+ *
  * <p>A file that cannot be read or parsed gives an empty history (and is replaced on the next
  * send); it never stops the composer.
  */
@@ -39,12 +44,20 @@ public final class ComposerHistory {
    * One sent request.
    *
    * @param bodyOmitted whether the body was too large to keep ({@code request.body()} is then empty)
+   * @param redacted    the headers (and "URL password") whose values were not kept; empty when none
    */
-  public record Entry(Instant sentAt, RequestDraft request, Replayer.Protocol protocol, boolean bodyOmitted) {
+  public record Entry(Instant sentAt, RequestDraft request, Replayer.Protocol protocol, boolean bodyOmitted,
+      List<String> redacted) {
     public Entry {
       Objects.requireNonNull(sentAt, "sentAt");
       Objects.requireNonNull(request, "request");
       Objects.requireNonNull(protocol, "protocol");
+      redacted = List.copyOf(redacted);
+    }
+
+    /** An entry with nothing redacted (as sent). */
+    public Entry(Instant sentAt, RequestDraft request, Replayer.Protocol protocol, boolean bodyOmitted) {
+      this(sentAt, request, protocol, bodyOmitted, List.of());
     }
 
     /** What the history list shows: {@code POST https://example.com/api}. */
@@ -55,6 +68,8 @@ public final class ComposerHistory {
   }
 
   private final Path file;
+  /** Whether secrets are written; read from the file by {@link #load()}. Off by default. */
+  private volatile boolean keepSecrets;
 
   public ComposerHistory(Path file) {
     this.file = Objects.requireNonNull(file, "file");
@@ -69,10 +84,21 @@ public final class ComposerHistory {
     return file;
   }
 
+  /** Whether saves keep secrets (the user opted in); as last loaded or set. */
+  public boolean keepsSecrets() {
+    return keepSecrets;
+  }
+
+  /** Opts in to (or out of) keeping secrets; takes effect at the next {@link #save}. */
+  public void keepSecrets(boolean on) {
+    keepSecrets = on;
+  }
+
   /** The entries, newest first; empty when there is no file or it cannot be read. */
   public List<Entry> load() {
     try {
       JsonNode root = JSON.readTree(Files.readAllBytes(file));
+      keepSecrets = root.path("keepSecrets").asBoolean(false);
       List<Entry> out = new ArrayList<>();
       for (JsonNode e : root.path("entries")) {
         Entry entry = entry(e);
@@ -88,12 +114,15 @@ public final class ComposerHistory {
     }
   }
 
-  /** Writes {@code entries} (the first {@link #MAX_ENTRIES}). */
+  /** Writes {@code entries} (the first {@link #MAX_ENTRIES}), without secrets unless opted in. */
   public void save(List<Entry> entries) throws IOException {
+    boolean keep = keepSecrets;
     ObjectNode root = JSON.createObjectNode();
     root.put("version", 1);
+    root.put("keepSecrets", keep);
     ArrayNode list = root.putArray("entries");
-    for (Entry e : entries.subList(0, Math.min(entries.size(), MAX_ENTRIES))) {
+    for (Entry entry : entries.subList(0, Math.min(entries.size(), MAX_ENTRIES))) {
+      Entry e = keep ? entry : redacted(entry);
       ObjectNode n = list.addObject();
       n.put("sentAt", e.sentAt().toString());
       n.put("protocol", e.protocol().name());
@@ -107,8 +136,23 @@ public final class ComposerHistory {
       if (e.bodyOmitted()) {
         n.put("bodyOmitted", true);
       }
+      if (!e.redacted().isEmpty()) {
+        ArrayNode r = n.putArray("redacted");
+        e.redacted().forEach(r::add);
+      }
     }
     AtomicFiles.write(file, JSON.writeValueAsBytes(root));
+  }
+
+  /** {@code e} as the file keeps it without the opt-in. */
+  static Entry redacted(Entry e) {
+    HistorySecrets.Redacted r = HistorySecrets.redact(e.request());
+    if (r.removed().isEmpty()) {
+      return e;
+    }
+    List<String> all = new ArrayList<>(e.redacted());
+    r.removed().stream().filter(x -> !all.contains(x)).forEach(all::add);
+    return new Entry(e.sentAt(), r.request(), e.protocol(), e.bodyOmitted(), all);
   }
 
   /**
@@ -118,7 +162,7 @@ public final class ComposerHistory {
   public static List<Entry> add(List<Entry> entries, Entry sent) {
     Entry e = sent;
     if (e.request().body().length > MAX_BODY) {
-      e = new Entry(e.sentAt(), e.request().withBody(new byte[0]), e.protocol(), true);
+      e = new Entry(e.sentAt(), e.request().withBody(new byte[0]), e.protocol(), true, e.redacted());
     }
     List<Entry> out = new ArrayList<>(Math.min(entries.size() + 1, MAX_ENTRIES));
     out.add(e);

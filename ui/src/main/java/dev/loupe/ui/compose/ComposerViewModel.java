@@ -77,6 +77,9 @@ public final class ComposerViewModel {
   private final ObservableList<HeaderRow> responseHeaders = FXCollections.observableArrayList();
   private final BodyViewModel responseBody;
   private final ObservableList<ComposerHistory.Entry> history = FXCollections.observableArrayList();
+  /** The user's opt-in to keeping credential headers in the history file (off by default). */
+  private final javafx.beans.property.BooleanProperty keepSecretsInHistory =
+      new javafx.beans.property.SimpleBooleanProperty(this, "keepSecretsInHistory");
   /** Bumped by every send; a completion of an older send only updates the history. */
   private long generation;
 
@@ -92,6 +95,11 @@ public final class ComposerViewModel {
     this.clock = clock;
     this.responseBody = new BodyViewModel(fx, background);
     this.history.setAll(history.load());
+    keepSecretsInHistory.set(history.keepsSecrets());
+    keepSecretsInHistory.addListener((obs, was, on) -> {
+      historyFile.keepSecrets(on);
+      saveHistory(List.copyOf(this.history)); // switching it off scrubs what the file already holds
+    });
   }
 
   /** Fills the editor with {@code d} (edit and replay: {@code replayOf} is the flow it came from, else -1). */
@@ -110,6 +118,9 @@ public final class ComposerViewModel {
     load(e.request(), e.protocol(), -1);
     if (e.bodyOmitted()) {
       error.set("The body of this request was too large to keep in the history");
+    } else if (!e.redacted().isEmpty()) {
+      error.set("Not kept in the history (secrets): " + String.join(", ", e.redacted())
+          + ". Enter them again, or tick \"Keep secrets in history\".");
     }
   }
 
@@ -254,6 +265,10 @@ public final class ComposerViewModel {
   private void remember(ComposerHistory.Entry e) {
     List<ComposerHistory.Entry> now = ComposerHistory.add(history, e);
     history.setAll(now);
+    saveHistory(now);
+  }
+
+  private void saveHistory(List<ComposerHistory.Entry> now) {
     background.execute(() -> {
       try {
         historyFile.save(now);
@@ -365,6 +380,14 @@ public final class ComposerViewModel {
   }
 
   /** Sent requests, newest first. */
+  /**
+   * Whether the history file keeps credential headers ({@code Authorization}, {@code Cookie}, ...) and
+   * URL passwords; off by default. Saved with the history; switching it off scrubs the file.
+   */
+  public javafx.beans.property.BooleanProperty keepSecretsInHistoryProperty() {
+    return keepSecretsInHistory;
+  }
+
   public ObservableList<ComposerHistory.Entry> history() {
     return FXCollections.unmodifiableObservableList(history);
   }

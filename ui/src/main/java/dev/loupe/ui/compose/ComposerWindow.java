@@ -139,7 +139,13 @@ public final class ComposerWindow {
     Label historyTitle = new Label("History");
     historyTitle.setStyle("-fx-font-weight: bold; -fx-padding: 4 8 4 8;");
     VBox.setVgrow(history, Priority.ALWAYS);
-    VBox left = new VBox(historyTitle, history);
+    javafx.scene.control.CheckBox keepSecrets = new javafx.scene.control.CheckBox("Keep secrets in history");
+    keepSecrets.setId("composer-keep-secrets");
+    keepSecrets.selectedProperty().bindBidirectional(vm.keepSecretsInHistoryProperty());
+    keepSecrets.setTooltip(new Tooltip("Off: Authorization, Cookie and other credential headers, and URL passwords,"
+        + " are saved without their values in " + ComposerHistory.FILE_NAME));
+    keepSecrets.setStyle("-fx-padding: 4 8 4 8;");
+    VBox left = new VBox(historyTitle, history, keepSecrets);
     left.setPrefWidth(260);
 
     SplitPane center = new SplitPane(requestEditor(), responsePane(owned));

@@ -6,6 +6,7 @@ import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.plugins.PluginControl;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsViewModel;
+import dev.loupe.ui.status.ActivityFeed;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
 import dev.loupe.ui.trust.TrustPort;
 import java.nio.file.Path;
@@ -22,16 +23,25 @@ import java.util.Objects;
  * @param trust       the CA trust dialog's port
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
+ * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
  * @param plugins     the session's plugins (the Plugins window, the detail pane's content views)
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer, PluginControl plugins) {
-  /** A window without plugins. */
+    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, PluginControl plugins) {
+  /** Without agent activity (no MCP server) and without plugins. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer) {
-    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, PluginControl.NONE);
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, ActivityFeed.NONE);
+  }
+
+  /** Without plugins. */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        PluginControl.NONE);
   }
 
   public DesktopContext {
@@ -44,6 +54,7 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(trust, "trust");
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
+    Objects.requireNonNull(agentActivity, "agentActivity");
     Objects.requireNonNull(plugins, "plugins");
   }
 }

@@ -16,6 +16,7 @@ import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsDialog;
 import dev.loupe.ui.settings.SettingsFile;
 import dev.loupe.ui.settings.SettingsViewModel;
+import dev.loupe.ui.status.AgentActivity;
 import dev.loupe.ui.status.Sparkline;
 import dev.loupe.ui.status.StatusViewModel;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -81,6 +82,7 @@ public final class MainWindow implements AutoCloseable {
   private final FlowListViewModel flows;
   private final DesktopContext ctx;
   private final StatusViewModel status;
+  private final AgentActivity agents;
   private final HarExportViewModel export = new HarExportViewModel(Platform::runLater);
   private final FlowTableView table;
   private final SplitPane split;
@@ -103,6 +105,7 @@ public final class MainWindow implements AutoCloseable {
     this.settings = ctx.settings();
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
+    this.agents = new AgentActivity(ctx.agentActivity(), Platform::runLater);
     this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
@@ -281,8 +284,16 @@ public final class MainWindow implements AutoCloseable {
     Label noticeLabel = new Label();
     noticeLabel.setId("status-notice");
     noticeLabel.textProperty().bind(notice);
+    Label agent = new Label();
+    agent.setId("status-mcp");
+    agent.textProperty().bind(agents.latestProperty());
+    agent.visibleProperty().bind(agents.latestProperty().isNotEmpty());
+    agent.managedProperty().bind(agent.visibleProperty());
+    Tooltip agentCalls = new Tooltip();
+    agentCalls.textProperty().bind(agents.recentProperty());
+    agent.setTooltip(agentCalls);
     bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), intercept.statusLabel(), noticeLabel, exportMessage,
-        exportProgress, cancelExport);
+        exportProgress, cancelExport, agent);
     bar.getRightItems().addAll(memory, new Separator(Orientation.VERTICAL), throughput, spark);
     return bar;
   }
@@ -462,6 +473,7 @@ public final class MainWindow implements AutoCloseable {
     intercept.close();
     detail.close();
     status.close();
+    agents.close();
     export.close();
   }
 }

@@ -183,4 +183,56 @@ class ComposerViewModelTest {
     Files.writeString(h.file(), "{ not json");
     assertThat(h.load()).isEmpty();
   }
+
+  @Test
+  void secretsStayOutOfTheHistoryFileUnlessTheUserOptsIn() throws Exception {
+    ComposerViewModel vm = vm();
+    assertThat(vm.keepSecretsInHistoryProperty().get()).as("off by default").isFalse();
+    vm.urlProperty().set("https://me:hunter2@api.test/v1?x=1");
+    vm.addHeader("Authorization", "Bearer s3cr3t-token");
+    vm.addHeader("Cookie", "session=abc123");
+    vm.addHeader("X-Api-Key", "k-999");
+    vm.addHeader("Accept", "application/json");
+    assertThat(vm.send()).isTrue();
+    assertThat(replayer.call(0).request().headers().get("Authorization")).as("sent as typed")
+        .isEqualTo("Bearer s3cr3t-token");
+
+    Path file = confdir.resolve(ComposerHistory.FILE_NAME);
+    String saved = Files.readString(file);
+    assertThat(saved).doesNotContain("s3cr3t-token", "abc123", "k-999", "hunter2").contains("application/json");
+    ComposerViewModel again = vm();
+    ComposerHistory.Entry e = again.history().get(0);
+    assertThat(e.redacted()).containsExactly("Authorization", "Cookie", "X-Api-Key", "URL password");
+    assertThat(e.request().headers().get("Authorization")).isEmpty();
+    assertThat(e.request().url()).isEqualTo("https://me@api.test/v1?x=1");
+    again.load(e);
+    assertThat(again.errorProperty().get()).contains("Authorization, Cookie, X-Api-Key, URL password");
+
+    // Opting in keeps them (and is remembered with the history) ...
+    vm.keepSecretsInHistoryProperty().set(true);
+    vm.send();
+    assertThat(Files.readString(file)).contains("s3cr3t-token", "abc123", "k-999", "hunter2");
+    assertThat(vm().keepSecretsInHistoryProperty().get()).isTrue();
+    // ... and opting out again scrubs the file at once.
+    vm.keepSecretsInHistoryProperty().set(false);
+    assertThat(Files.readString(file)).doesNotContain("s3cr3t-token", "abc123", "k-999", "hunter2");
+    if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
+      assertThat(Files.getPosixFilePermissions(file))
+          .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+    }
+  }
+
+  @Test
+  void credentialHeaderNamesAndUrlPasswords() {
+    assertThat(HistorySecrets.isSecret("authorization")).isTrue();
+    assertThat(HistorySecrets.isSecret("Proxy-Authorization")).isTrue();
+    assertThat(HistorySecrets.isSecret("X-CSRF-Token")).isTrue();
+    assertThat(HistorySecrets.isSecret("X-Amz-Security-Token")).isTrue();
+    assertThat(HistorySecrets.isSecret("Accept")).isFalse();
+    assertThat(HistorySecrets.isSecret("Content-Type")).isFalse();
+    assertThat(HistorySecrets.withoutPassword("http://u:p@h.test:81/a@b")).isEqualTo("http://u@h.test:81/a@b");
+    assertThat(HistorySecrets.withoutPassword("http://u@h.test/")).isEqualTo("http://u@h.test/");
+    assertThat(HistorySecrets.withoutPassword("http://h.test/?a=b:c@d")).isEqualTo("http://h.test/?a=b:c@d");
+    assertThat(HistorySecrets.withoutPassword("http://u:p w@h.test/")).isEqualTo("http://h.test/");
+  }
 }

@@ -4,7 +4,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,8 +15,7 @@ import java.util.concurrent.TimeUnit;
  * CONNECT only once the origin is known to be reachable ({@code ConnectStrategy.EAGER}). Each waits
  * here until the tunnel's first request dials the same {@code host:port} on the same event loop,
  * which then uses it instead of dialling again (TLS and the codec go on top): eager connecting costs
- * no second TCP handshake. One not taken within {@link #TTL_SECONDS} s, or that the origin closes or
- * writes to while parked, is closed.
+ * no second TCP handshake. One not taken within {@link #TTL_SECONDS} s is closed.
  *
  * <p>Each event loop has its own map; every method runs on the connection's loop.
  */
@@ -41,12 +39,6 @@ final class PredialedConnections {
     q.addLast(ch);
     ch.pipeline().addLast(GUARD, new ChannelInboundHandlerAdapter() {
       @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ReferenceCountUtil.release(msg); // a server that speaks first is not what this was for
-        drop(ctx);
-      }
-
-      @Override
       public void channelInactive(ChannelHandlerContext ctx) {
         drop(ctx);
       }
@@ -66,7 +58,8 @@ final class PredialedConnections {
         ch.close();
       }
     }, TTL_SECONDS, TimeUnit.SECONDS);
-    ch.read(); // notices a close while parked
+    // No read while parked: a server that speaks first (SMTP, SSH banners) keeps its bytes in the
+    // socket for whoever takes the connection (the sniffer's opaque tunnel).
   }
 
   /** A parked connection to {@code host:port} on {@code loop}, unparked, or null. Runs on {@code loop}. */
