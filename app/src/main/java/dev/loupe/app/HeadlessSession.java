@@ -40,9 +40,16 @@ final class HeadlessSession {
   private final PrintStream out;
   private final FlowStore.Subscription printer;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AutoCloseable plugins;
 
-  /** {@code engine} gives the proxy running at shutdown (the settings may have restarted it). */
-  HeadlessSession(Supplier<ProxyEngine> engine, FlowStore store, Session session, Path har, PrintStream out) {
+  /**
+   * {@code engine} gives the proxy running at shutdown (the settings may have restarted it);
+   * {@code session} (may be null) is the session file flows are recorded into; {@code plugins} (may
+   * be null) is closed after the plugins' {@code done} hooks ran.
+   */
+  HeadlessSession(Supplier<ProxyEngine> engine, FlowStore store, Session session, Path har, PrintStream out,
+      AutoCloseable plugins) {
+    this.plugins = plugins;
     this.engine = engine;
     this.store = store;
     this.session = session;
@@ -61,6 +68,15 @@ final class HeadlessSession {
     try {
       engine.get().intercept().releaseAll(); // nothing stays paused while the proxy shuts down
       engine.get().close();
+      // After the engine: the observing hooks got every flow; done() runs (bounded by the hook timeout).
+      engine.get().intercept().plugins().close();
+      if (plugins != null) {
+        try {
+          plugins.close();
+        } catch (Exception e) {
+          System.err.println("Loupe: closing the plugins: " + e.getMessage());
+        }
+      }
       if (printer != null) {
         printer.awaitIdle(2, TimeUnit.SECONDS);
         printer.close();

@@ -5,6 +5,8 @@ import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
+import dev.loupe.app.plugins.PluginLoader;
+import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.ctl.CtlCommand;
 import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.mcp.McpActivity;
@@ -220,6 +222,9 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
   long pauseTimeoutSeconds;
 
+  @CommandLine.Mixin
+  PluginOptions pluginOptions = new PluginOptions();
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -401,6 +406,15 @@ final class LoupeCommand implements Callable<Integer> {
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
     }
+    PluginLoader pluginLoader;
+    List<String> pluginLines;
+    try {
+      pluginLoader = PluginLoader.create(intercept.plugins(), dir, pluginOptions, System.out, System.err);
+      pluginLines = pluginLoader.loadAll(!pluginOptions.noPlugins(), pluginOptions.plugins(), pluginOptions.scripts());
+    } catch (IllegalArgumentException e) {
+      intercept.close();
+      throw new UsageError(e.getMessage());
+    }
     ProxyEngine engine;
     try {
       engine = ProxyEngine.start(config, store, intercept);
@@ -409,7 +423,8 @@ final class LoupeCommand implements Callable<Integer> {
     }
     EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
+        pluginLoader);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -436,17 +451,20 @@ final class LoupeCommand implements Callable<Integer> {
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
+    pluginLines.forEach(out::println);
+    pluginLoader.startWatching();
     if (controlOptions.address() != null) {
       startControl(controlOptions, dir, store, intercept, engines,
           new ControlApi.About(reverse == null ? "regular" : "reverse:" + reverse,
               userCertificate == null ? ca.certificatePath() : null),
-          new McpOptions(mcpReadOnly, !mcpNoRedact), out);
+          new McpOptions(mcpReadOnly, !mcpNoRedact), pluginLoader, out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
+        pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         try {
           String listening = hostPort(engine.address());
           dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
@@ -457,7 +475,8 @@ final class LoupeCommand implements Callable<Integer> {
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect,
+              pluginLoader.windowControl()));
           connect.close(); // the browsers started from the window go with it (their profiles deleted)
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
@@ -522,7 +541,7 @@ final class LoupeCommand implements Callable<Integer> {
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
       dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
-      McpOptions mcp, PrintStream out) {
+      McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
       tokenFile = ControlToken.save(dir, o.token());
@@ -532,7 +551,7 @@ final class LoupeCommand implements Callable<Integer> {
     ControlServer server;
     try {
       ControlApi api = new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()),
-          about);
+          about, plugins);
       LoupeMcp tools = new LoupeMcp(ControlServer.inProcess(api), mcp, new McpCallLog(dir));
       server = ControlServer.start(o.address(), o.token(), api,
           java.util.Map.of(McpHttpTransport.PATH, McpHttpTransport.serve(tools)));
@@ -568,7 +587,7 @@ final class LoupeCommand implements Callable<Integer> {
    * does not depend on what someone clicked in a window.
    */
   private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService();
+    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

@@ -77,6 +77,8 @@ public final class ControlApi implements AutoCloseable {
    */
   private final Set<Long> fresh = new HashSet<>();
   private final FlowStore.Subscription subscription;
+  /** The {@code /plugins} routes, or null when no plugin loader was given. */
+  private final ControlPlugins plugins;
 
   /**
    * @param proxyAddress the running proxy's address (host:port) for {@code GET /}; asked each time,
@@ -98,6 +100,13 @@ public final class ControlApi implements AutoCloseable {
   /** Like {@link #ControlApi(FlowStore, InterceptService, Replayer, java.util.function.Supplier)}, with {@code about}. */
   public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
       java.util.function.Supplier<String> proxyAddress, About about) {
+    this(store, intercept, replayer, proxyAddress, about, null);
+  }
+
+  /** With {@code /plugins}, listing, switching and reloading {@code plugins}' plugins. */
+  public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
+      java.util.function.Supplier<String> proxyAddress, About about, dev.loupe.app.plugins.PluginLoader plugins) {
+    this.plugins = plugins == null ? null : new ControlPlugins(plugins);
     this.about = about;
     this.store = store;
     this.intercept = intercept;
@@ -144,6 +153,12 @@ public final class ControlApi implements AutoCloseable {
         yield Reply.ok(ControlExports.ca(about.caCertificate()));
       }
       case "rules" -> list(method, p, body, intercept.rules(), "rule");
+      case "plugins" -> {
+        if (plugins == null) {
+          throw notFound(path);
+        }
+        yield plugins.handle(method, p, body);
+      }
       default -> throw notFound(path);
     };
   }
@@ -161,6 +176,7 @@ public final class ControlApi implements AutoCloseable {
     o.put("breakpoints", intercept.breakpoints().entries().size());
     o.put("breakpointsActive", intercept.breakpoints().active());
     o.put("pauseTimeoutSeconds", intercept.pauseTimeout().toSeconds());
+    o.put("plugins", intercept.plugins().list().size());
     return o;
   }
 

@@ -142,6 +142,8 @@ final class ControlJson {
     o.put("paused", name(f.paused()));
     ArrayNode by = o.putArray("modifiedBy");
     f.modifiedBy().forEach(by::add);
+    ArrayNode notes = o.putArray("notes");
+    f.notes().forEach(notes::add);
     if (f.replayOf() < 0) {
       o.putNull("replayOf");
     } else {

@@ -32,6 +32,9 @@ public interface Plugins {
 
   List<ContentView> contentViews();
 
+  /** Unregisters a body viewer (its jar or script was reloaded). */
+  void removeContentView(ContentView view);
+
   /** How long a hook may run before the flow goes on without it (default 10 s). */
   void hookTimeout(Duration timeout);
 
@@ -44,7 +47,10 @@ public interface Plugins {
   interface PluginHandle {
     PluginInfo info();
 
-    /** Switches the plugin on or off (off: its hooks are not called; its tier claim ends). */
+    /**
+     * Switches the plugin on or off (off: its hooks are not called; its tier claim ends). A plugin
+     * whose {@code configure} failed is off until it is switched on again or replaced.
+     */
     void enabled(boolean on);
 
     /** New options: {@code configure} runs again on the plugin's thread. */
@@ -52,7 +58,9 @@ public interface Plugins {
 
     /**
      * Replaces the plugin by a new version of itself (a script edited on disk): {@code done} on
-     * the old one, then {@code load}, {@code configure}, {@code running} on the new one.
+     * the old one, then {@code load}, {@code configure}, {@code running} on the new one. Returns
+     * once the new one is configured. The on/off switch stays as the user left it; a plugin that
+     * was off because its {@code configure} failed is on again.
      */
     void replace(Plugin next);
 

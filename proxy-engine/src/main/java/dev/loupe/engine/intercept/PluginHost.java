@@ -94,6 +94,13 @@ public final class PluginHost implements Plugins, AutoCloseable {
   }
 
   @Override
+  public void removeContentView(ContentView view) {
+    if (views.remove(view)) {
+      changed();
+    }
+  }
+
+  @Override
   public void hookTimeout(Duration timeout) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("the hook timeout must be positive: " + timeout);
@@ -285,6 +292,8 @@ public final class PluginHost implements Plugins, AutoCloseable {
     volatile Plugin plugin;
     volatile Map<String, String> options;
     volatile boolean enabled = true;
+    /** Off because configure failed (not by the user): a working replacement switches it on again. */
+    volatile boolean offByFailure;
     volatile Filter filter;
     volatile String filterText;
     volatile String lastError;
@@ -341,6 +350,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
         if (ex != null) {
           filter = null;
           enabled = false;
+          offByFailure = true;
           failed("configure", null, unwrap(ex));
         }
         changed();
@@ -484,6 +494,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
     @Override
     public void enabled(boolean on) {
       enabled = on;
+      offByFailure = false;
       changed();
     }
 
@@ -503,7 +514,10 @@ public final class PluginHost implements Plugins, AutoCloseable {
       });
       plugin = next;
       lastError = null;
-      enabled = true;
+      if (offByFailure) {
+        offByFailure = false;
+        enabled = true;
+      }
       await(start());
       changed();
     }

@@ -140,6 +140,11 @@ class PluginHostTest {
       assertThat(get(p, "/status/200?t=broken").statusCode()).isEqualTo(200);
       assertThat(p.awaitFlow("t=broken").notes()).singleElement().asString()
           .contains("plugin Throws, hook request: IllegalStateException (boom)");
+      java.io.ByteArrayOutputStream har = new java.io.ByteArrayOutputStream();
+      dev.loupe.engine.flow.har.HarWriter.write(List.of(p.awaitFlow("t=broken")), har);
+      assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(har.toByteArray())
+          .at("/log/entries/0/_notes").toString())
+          .isEqualTo("[\"plugin Throws, hook request: IllegalStateException (boom)\"]");
       assertThat(get(p, "/status/200?t=hang").statusCode()).isEqualTo(200);
       assertThat(p.awaitFlow("t=hang").notes()).singleElement().asString()
           .contains("plugin Hangs, hook request: TimeoutException");

@@ -95,6 +95,7 @@ public final class MainWindow implements AutoCloseable {
   private final InterceptControls intercept;
   private Settings settings;
   private Scene scene;
+  private dev.loupe.ui.plugins.PluginsWindow pluginsWindow;
   /** Asks where to save (title, suggested name) → file or null; a file chooser unless a test replaces it. */
   private BiFunction<String, String, Path> saveChooser = this::chooseSaveFile;
 
@@ -138,9 +139,13 @@ public final class MainWindow implements AutoCloseable {
     Button settingsButton = new Button("Settings…");
     settingsButton.setId("settings");
     settingsButton.setOnAction(e -> openSettings());
+    Button pluginsButton = new Button("Plugins…");
+    pluginsButton.setId("plugins");
+    pluginsButton.setTooltip(new Tooltip("The loaded plugins: switch them, see their errors, reload scripts and jars"));
+    pluginsButton.setOnAction(e -> pluginsWindow().show());
 
     ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), systemProxy, trust,
-        new Separator(Orientation.VERTICAL), exportMenu, settingsButton);
+        new Separator(Orientation.VERTICAL), exportMenu, settingsButton, pluginsButton);
     toolbar.setId("toolbar");
     toolbar.getItems().add(new Separator(Orientation.VERTICAL));
     toolbar.getItems().addAll(connectControls(ctx.connect()).toolbarItems());
@@ -171,6 +176,7 @@ public final class MainWindow implements AutoCloseable {
     // The selected flow's detail below the table; refreshed when the table's rows change (a flow in
     // flight gets its response, more body), which the detail view model skips when nothing changed.
     detail = new DetailViewModel(Platform::runLater);
+    detail.contentViews(ctx.plugins()::contentViews);
     detailArea.getChildren().add(new DetailPane(detail).node());
     detailArea.setId("detail-area");
     table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> detail.show(row == null ? null : row.flow()));
@@ -195,6 +201,20 @@ public final class MainWindow implements AutoCloseable {
         compose.install(s);
       }
     });
+  }
+
+  /** The Plugins window, made on first use; its model follows the registry while the window lives. */
+  public dev.loupe.ui.plugins.PluginsWindow pluginsWindow() {
+    if (pluginsWindow == null) {
+      java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "loupe-ui-plugins");
+        t.setDaemon(true);
+        return t;
+      });
+      pluginsWindow = new dev.loupe.ui.plugins.PluginsWindow(window(),
+          new dev.loupe.ui.plugins.PluginsViewModel(ctx.plugins(), Platform::runLater, worker));
+    }
+    return pluginsWindow;
   }
 
   /**
