@@ -4,9 +4,9 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.internal.relay.ClientInitializer;
 import dev.loupe.engine.internal.relay.EngineContext;
 import dev.loupe.engine.internal.tls.MitmContexts;
-import dev.loupe.engine.internal.tls.UpstreamTls;
+import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.engine.internal.transport.Transports;
-import dev.loupe.engine.internal.transport.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -59,12 +59,12 @@ public final class ProxyEngine implements AutoCloseable {
         config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
         config.limits().maxHeaderSize(), config.limits().maxChunkSize(), config.upstreamProxy());
     if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.H3) {
-      connector.http3(new dev.loupe.engine.internal.http3.Http3Upstreams(
+      connector.http3(new dev.loupe.engine.internal.upstream.Http3Upstreams(
           UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
           config.connectTimeout(), config.poolIdleTimeout()));
     } else if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.AUTO && config.upstreamProxy() == null) {
       // Alt-Svc discovery; the QUIC pool (native code) is made when an origin first advertises h3.
-      connector.http3Discovery(() -> new dev.loupe.engine.internal.http3.Http3Upstreams(
+      connector.http3Discovery(() -> new dev.loupe.engine.internal.upstream.Http3Upstreams(
           UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
           config.connectTimeout(), config.poolIdleTimeout()), config.http3HandshakeBudget());
     }

@@ -6,7 +6,7 @@ import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.code_intelligence.jazzer.mutation.annotation.NotNull;
 import com.code_intelligence.jazzer.mutation.annotation.WithUtf8Length;
-import dev.loupe.engine.internal.http3.AltSvc;
+import dev.loupe.engine.internal.upstream.AltSvc;
 import java.util.List;
 
 /**

@@ -6,7 +6,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.internal.protocol.http1.RequestTargets;
-import dev.loupe.engine.internal.transport.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;

@@ -3,7 +3,7 @@ package dev.loupe.engine.internal.relay;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.internal.tls.MitmContexts;
-import dev.loupe.engine.internal.transport.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import java.util.concurrent.ExecutorService;
 
 /**

@@ -61,7 +61,7 @@ public final class Http2Codecs {
             .maxHeaderListSize(config.limits().maxHeaderSize()))
         .validateHeaders(true)
         // Sees ALTSVC frames (RFC 7838 §4), which the codec drops, for the Alt-Svc cache.
-        .frameLogger(new dev.loupe.engine.internal.http3.AltSvcFrames())
+        .frameLogger(new dev.loupe.engine.internal.upstream.AltSvcFrames())
         .build();
   }
 }

@@ -92,13 +92,7 @@ public final class Http3Streams {
 
   /** Loupe's (the server's) connection id for {@code quic}, hex. */
   public static String connectionIdHex(QuicChannel quic) {
-    QuicConnectionAddress a = quic.localAddress();
-    if (a == null) {
-      return null;
-    }
-    String s = a.toString(); // QuicConnectionAddress{connId=HEX}
-    int eq = s.indexOf("connId=");
-    return eq < 0 ? s : s.substring(eq + 7, s.length() - 1);
+    return dev.loupe.engine.internal.transport.ConnectionIds.quicHex(quic);
   }
 
   /** Why the client stream ended early, if the client cancelled it; null otherwise. */

@@ -2,7 +2,7 @@ package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.internal.transport.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -5,7 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
-import dev.loupe.engine.internal.transport.UpstreamConnection;
+import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

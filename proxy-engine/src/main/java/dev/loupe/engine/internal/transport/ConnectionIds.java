@@ -11,4 +11,15 @@ public final class ConnectionIds {
   public static long next() {
     return NEXT.getAndIncrement();
   }
+
+  /** A QUIC connection's own connection id in hex (its local address names it), or null. */
+  public static String quicHex(io.netty.handler.codec.quic.QuicChannel quic) {
+    io.netty.handler.codec.quic.QuicConnectionAddress a = quic.localAddress();
+    if (a == null) {
+      return null;
+    }
+    String s = a.toString(); // QuicConnectionAddress{connId=HEX}
+    int eq = s.indexOf("connId=");
+    return eq < 0 ? s : s.substring(eq + 7, s.length() - 1);
+  }
 }

@@ -1,4 +1,4 @@
-package dev.loupe.engine.internal.http3;
+package dev.loupe.engine.internal.upstream;
 
 import java.time.Duration;
 import java.time.Instant;

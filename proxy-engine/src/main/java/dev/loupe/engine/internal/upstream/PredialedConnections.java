@@ -1,4 +1,4 @@
-package dev.loupe.engine.internal.transport;
+package dev.loupe.engine.internal.upstream;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

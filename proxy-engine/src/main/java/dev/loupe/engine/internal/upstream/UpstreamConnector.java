@@ -1,4 +1,7 @@
-package dev.loupe.engine.internal.transport;
+package dev.loupe.engine.internal.upstream;
+
+import dev.loupe.engine.internal.transport.ConnectionIds;
+import dev.loupe.engine.internal.transport.Transports;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
@@ -149,19 +152,19 @@ public final class UpstreamConnector {
    */
   public enum Want { H1, H2, H2_OR_H1, H3 }
 
-  /** The HTTP/3 pool, when the engine has one (see {@link #http3(dev.loupe.engine.internal.http3.Http3Upstreams)}). */
-  private volatile dev.loupe.engine.internal.http3.Http3Upstreams h3;
+  /** The HTTP/3 pool, when the engine has one (see {@link #http3(dev.loupe.engine.internal.upstream.Http3Upstreams)}). */
+  private volatile dev.loupe.engine.internal.upstream.Http3Upstreams h3;
 
   /** Enables {@link Want#H3}. Call once, before the first acquire. */
-  public void http3(dev.loupe.engine.internal.http3.Http3Upstreams pool) {
+  public void http3(dev.loupe.engine.internal.upstream.Http3Upstreams pool) {
     this.h3 = pool;
   }
 
   /** Origins' advertised HTTP/3 alternatives and broken marks (discovery on). */
-  private final dev.loupe.engine.internal.http3.AltSvcCache altSvc = new dev.loupe.engine.internal.http3.AltSvcCache();
+  private final dev.loupe.engine.internal.upstream.AltSvcCache altSvc = new dev.loupe.engine.internal.upstream.AltSvcCache();
   /** Discovery: the QUIC handshake budget before falling back to TCP; null when discovery is off. */
   private volatile Duration h3Budget;
-  private java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> h3Factory;
+  private java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> h3Factory;
   /** Why the HTTP/3 pool could not be made (no native QUIC for this platform...), or null. */
   private volatile String h3Unavailable;
 
@@ -171,13 +174,13 @@ public final class UpstreamConnector {
    * tries HTTP/3 for them, falling back to TCP when QUIC is not up within {@code handshakeBudget}.
    * The pool is made on first use. Call once, before the first acquire.
    */
-  public void http3Discovery(java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> factory,
+  public void http3Discovery(java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> factory,
       Duration handshakeBudget) {
     this.h3Factory = factory;
     this.h3Budget = handshakeBudget;
   }
 
-  private synchronized dev.loupe.engine.internal.http3.Http3Upstreams discoveryPool() {
+  private synchronized dev.loupe.engine.internal.upstream.Http3Upstreams discoveryPool() {
     if (h3 == null && h3Unavailable == null) {
       try {
         h3 = h3Factory.get();
@@ -194,10 +197,10 @@ public final class UpstreamConnector {
    * else one made by {@code fallback} and kept (so {@link #closeAll()} closes it). Null when QUIC
    * cannot be used on this platform; {@link #http3Unavailable()} says why.
    */
-  public synchronized dev.loupe.engine.internal.http3.Http3Upstreams http3Pool(
-      java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> fallback) {
+  public synchronized dev.loupe.engine.internal.upstream.Http3Upstreams http3Pool(
+      java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> fallback) {
     if (h3 == null && h3Unavailable == null) {
-      java.util.function.Supplier<dev.loupe.engine.internal.http3.Http3Upstreams> make =
+      java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> make =
           h3Factory != null ? h3Factory : fallback;
       try {
         h3 = make.get();
@@ -230,7 +233,7 @@ public final class UpstreamConnector {
         // RFC 9111 §5.1: an invalid Age is ignored
       }
     }
-    altSvc.advertised(key, dev.loupe.engine.internal.http3.AltSvc.parse(altSvcValues), ageSeconds, System.nanoTime());
+    altSvc.advertised(key, dev.loupe.engine.internal.upstream.AltSvc.parse(altSvcValues), ageSeconds, System.nanoTime());
   }
 
   /**
@@ -253,7 +256,7 @@ public final class UpstreamConnector {
       flow.http3Status(choice.reason());
       return acquire(loop, scheme, host, port, flow, want);
     }
-    dev.loupe.engine.internal.http3.Http3Upstreams pool = discoveryPool();
+    dev.loupe.engine.internal.upstream.Http3Upstreams pool = discoveryPool();
     if (pool == null) {
       flow.http3Status("QUIC unavailable: " + h3Unavailable);
       return acquire(loop, scheme, host, port, flow, want);
@@ -556,8 +559,8 @@ public final class UpstreamConnector {
           if (h3Budget != null) {
             // ALTSVC frames (RFC 7838 §4) feed the Alt-Svc cache like the header field. One on
             // stream 0 names its origin: only this connection's own is taken (no coalescing here).
-            ch.attr(dev.loupe.engine.internal.http3.AltSvcFrames.SINK).set((named, value) -> {
-              if (named == null || dev.loupe.engine.internal.http3.AltSvcFrames.sameOrigin(named, host, port)) {
+            ch.attr(dev.loupe.engine.internal.upstream.AltSvcFrames.SINK).set((named, value) -> {
+              if (named == null || dev.loupe.engine.internal.upstream.AltSvcFrames.sameOrigin(named, host, port)) {
                 advertised(key, List.of(value), null);
               }
             });
@@ -597,7 +600,7 @@ public final class UpstreamConnector {
     Channel ch = c.channel();
     if (ch instanceof io.netty.handler.codec.quic.QuicStreamChannel stream) {
       // An HTTP/3 stream: reset (H3_REQUEST_CANCELLED) unless its exchange completed.
-      dev.loupe.engine.internal.http3.Http3Upstreams.release(stream, reusable);
+      dev.loupe.engine.internal.upstream.Http3Upstreams.release(stream, reusable);
       return;
     }
     if (c.multiplexed() || !reusable || !ch.isActive()) {

@@ -1,4 +1,4 @@
-package dev.loupe.engine.internal.http3;
+package dev.loupe.engine.internal.upstream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;

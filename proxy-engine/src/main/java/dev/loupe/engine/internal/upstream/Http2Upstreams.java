@@ -1,4 +1,6 @@
-package dev.loupe.engine.internal.transport;
+package dev.loupe.engine.internal.upstream;
+
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;

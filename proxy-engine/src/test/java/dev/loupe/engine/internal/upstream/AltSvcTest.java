@@ -1,8 +1,8 @@
-package dev.loupe.engine.internal.http3;
+package dev.loupe.engine.internal.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.internal.http3.AltSvc.Alternative;
+import dev.loupe.engine.internal.upstream.AltSvc.Alternative;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

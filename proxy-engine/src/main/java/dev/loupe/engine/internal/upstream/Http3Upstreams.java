@@ -1,4 +1,6 @@
-package dev.loupe.engine.internal.http3;
+package dev.loupe.engine.internal.upstream;
+
+import dev.loupe.engine.internal.http3.Http3ResetGuard;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
@@ -6,8 +8,8 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
-import dev.loupe.engine.internal.transport.UpstreamConnection;
-import dev.loupe.engine.internal.transport.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamConnection;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -182,7 +184,7 @@ public final class Http3Upstreams {
         return;
       }
       QuicChannel quic = (QuicChannel) f.getNow();
-      flow.serverQuicConnectionId(dev.loupe.engine.internal.relay.Http3Streams.connectionIdHex(quic));
+      flow.serverQuicConnectionId(ConnectionIds.quicHex(quic));
       if (quic.peerAllowedStreams(io.netty.handler.codec.quic.QuicStreamType.BIDIRECTIONAL) > 0
           && origin.waitingForStream.isEmpty()) {
         openStream(origin, quic, key, result, host, port);

@@ -1,4 +1,4 @@
-package dev.loupe.engine.internal.transport;
+package dev.loupe.engine.internal.upstream;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import io.netty.channel.Channel;

@@ -1,4 +1,4 @@
-package dev.loupe.engine.internal.http3;
+package dev.loupe.engine.internal.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,6 @@
-package dev.loupe.engine.internal.tls;
+package dev.loupe.engine.internal.upstream;
+
+import dev.loupe.engine.internal.tls.TlsProviders;
 
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -25,9 +27,9 @@ public final class UpstreamTls {
   private UpstreamTls() {}
 
   /** Contexts offering http/1.1, h2 then http/1.1, and h2 only. */
-  public static dev.loupe.engine.internal.transport.UpstreamConnector.UpstreamTlsContexts contexts(
+  public static dev.loupe.engine.internal.upstream.UpstreamConnector.UpstreamTlsContexts contexts(
       List<X509Certificate> extraCas, boolean insecure) {
-    return new dev.loupe.engine.internal.transport.UpstreamConnector.UpstreamTlsContexts(
+    return new dev.loupe.engine.internal.upstream.UpstreamConnector.UpstreamTlsContexts(
         clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_1_1),
         clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1),
         clientContext(extraCas, insecure, ApplicationProtocolNames.HTTP_2));
