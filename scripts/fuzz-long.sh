@@ -60,6 +60,7 @@ run_target() {
   # The corpus JUnit fuzzing uses, so both kinds of run build on each other.
   local corpus=$ROOT/proxy-engine/.cifuzz-corpus/dev.loupe.engine.fuzz.$name/$method
   mkdir -p "$corpus"
+  local code=0
   (cd proxy-engine && nice -n 10 java -Xmx1g -Dio.netty.leakDetection.level=paranoid \
     -Dio.netty.leakDetection.targetRecords=8 -cp "$CP" com.code_intelligence.jazzer.Jazzer \
     --target_class=dev.loupe.engine.fuzz."$name" --target_method="$method" \
@@ -68,8 +69,8 @@ run_target() {
     --disabled_hooks=com.code_intelligence.jazzer.sanitizers.RegexInjection \
     --keep_going=20 --reproducer_path="$dir" \
     -max_total_time=$((MINUTES * 60)) -rss_limit_mb=4096 -timeout=300 -print_final_stats=1 \
-    -artifact_prefix="$dir/" "$corpus") >"$dir/fuzz.log" 2>&1
-  echo $? > "$dir/exit"
+    -artifact_prefix="$dir/" "$corpus") >"$dir/fuzz.log" 2>&1 || code=$?
+  echo "$code" > "$dir/exit"
 }
 
 echo "[fuzz-long] ${#targets[@]} targets, $MINUTES min each, $PARALLEL at a time; output in $OUT" >&2
