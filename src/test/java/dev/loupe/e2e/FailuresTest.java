@@ -3,6 +3,7 @@ package dev.loupe.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
@@ -49,7 +50,9 @@ class FailuresTest {
 
   @BeforeAll
   static void start() throws Exception {
-    proxy = ProxyFixture.start();
+    // Lazy CONNECT: https failures surface inside the tunnel, on the request's own flow (the
+    // default, eager CONNECT answers them on the CONNECT itself: BadInputTest).
+    proxy = ProxyFixture.start(b -> b.connectStrategy(EngineConfig.ConnectStrategy.LAZY));
     http = TestOrigin.http();
     https = TestOrigin.https();
   }
@@ -91,7 +94,8 @@ class FailuresTest {
   @ParameterizedTest(name = "connect timeout, {0}")
   @ValueSource(strings = {"http", "https"})
   void connectTimeout(String scheme) throws Exception {
-    try (ProxyFixture p = ProxyFixture.start(b -> b.connectTimeout(Duration.ofMillis(300)));
+    try (ProxyFixture p = ProxyFixture.start(b -> b.connectTimeout(Duration.ofMillis(300))
+            .connectStrategy(EngineConfig.ConnectStrategy.LAZY));
          Blackhole hole = Blackhole.open()) {
       String where = "127.0.0.1:" + hole.port();
       String url = scheme + "://" + where + "/timeout-" + scheme;

@@ -45,6 +45,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class Http2AbuseTest {
   /** {@code Http2Codecs}: RST_STREAM frames a client may send per window before GOAWAY. */
   static final int MAX_RST_FRAMES_PER_WINDOW = 200;
+  /** {@code Http2InboundFrameGuard}: SETTINGS frames a client may send per window before GOAWAY. */
+  static final int MAX_SETTINGS_PER_WINDOW = 100;
   /** A CONTINUATION flood stops here; the proxy must have reacted to what it got. */
   static final long CONTINUATION_CAP = 2L << 20;
   /**
@@ -259,6 +261,113 @@ class Http2AbuseTest {
       assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(ENHANCE_YOUR_CALM);
     }
     assertOthersServed(kind.toLowerCase() + "-flood");
+  }
+
+  /**
+   * Case 4b (issue 13): a SETTINGS flood from a client that reads every acknowledgement. Each frame
+   * costs a parse and an acknowledgement, and memory grew by hundreds of MiB before the limit:
+   * after {@value #MAX_SETTINGS_PER_WINDOW} frames in a window, GOAWAY ENHANCE_YOUR_CALM.
+   */
+  @Test
+  void settingsFloodWhileReadingGetsEnhanceYourCalm() throws Exception {
+    int sent = 0;
+    Outcome o;
+    try (RawHttp2 c = connect()) {
+      c.startReading();
+      try {
+        while (sent < 20_000 && !c.stopped()) {
+          for (int i = 0; i < 50; i++, sent++) {
+            // Each with a few hundred entries, as the attack sends them.
+            int[] pairs = new int[2 * 300];
+            for (int k = 0; k < 300; k++) {
+              pairs[2 * k] = RawHttp2.SETTINGS_MAX_CONCURRENT_STREAMS;
+              pairs[2 * k + 1] = 100 + k;
+            }
+            c.settings(pairs);
+          }
+          c.flush();
+        }
+      } catch (IOException closedUnderUs) {
+        // expected once the proxy gave up
+      }
+      o = c.awaitEnd();
+    }
+    System.out.printf("Http2AbuseTest: SETTINGS flood while reading: %d frames sent; %s%n", sent, o);
+    assertThat(o.goAway()).as("GOAWAY after a SETTINGS flood: %s", o).isNotNull();
+    assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(ENHANCE_YOUR_CALM);
+    assertThat(o.settingsAcks()).as("SETTINGS acknowledged before the GOAWAY")
+        .isLessThanOrEqualTo(MAX_SETTINGS_PER_WINDOW + 1);
+    assertOthersServed("settings-flood-reading");
+  }
+
+  /** Case 6a (issue 13): HEADERS on a stream id that already carried a finished request (RFC 9113 §5.1.1). */
+  @Test
+  void reusedStreamIdGetsGoAwayProtocolError() throws Exception {
+    Outcome o;
+    try (RawHttp2 c = connect()) {
+      c.startReading();
+      c.headers(1, END_STREAM | END_HEADERS, Hpack.get(authority(), "/status/200?case=reuse-1").bytes());
+      c.flush();
+      Frame answer = c.nextOn(1);
+      assertThat(answer.type()).as("%s", answer).isEqualTo(HEADERS);
+      awaitStreamEnd(c, 1, answer);
+      c.headers(1, END_STREAM | END_HEADERS, Hpack.get(authority(), "/status/200?case=reuse-2").bytes());
+      c.flush();
+      o = c.awaitEnd();
+    }
+    System.out.printf("Http2AbuseTest: reused stream id: %s%n", o);
+    assertThat(o.goAway()).as("%s", o).isNotNull();
+    assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(PROTOCOL_ERROR);
+    assertThat(origin.seen()).noneMatch(s -> s.uri().contains("case=reuse-2"));
+    assertOthersServed("stream-reuse");
+  }
+
+  /** Case 6b (issue 13): a new stream with an id lower than one the client already opened. */
+  @Test
+  void lowerStreamIdGetsGoAwayProtocolError() throws Exception {
+    Outcome o;
+    try (RawHttp2 c = connect()) {
+      c.startReading();
+      c.headers(5, END_STREAM | END_HEADERS, Hpack.get(authority(), "/slow/2000?case=lower-5").bytes());
+      c.headers(3, END_STREAM | END_HEADERS, Hpack.get(authority(), "/status/200?case=lower-3").bytes());
+      c.flush();
+      o = c.awaitEnd();
+    }
+    System.out.printf("Http2AbuseTest: lower stream id: %s%n", o);
+    assertThat(o.goAway()).as("%s", o).isNotNull();
+    assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(PROTOCOL_ERROR);
+    assertThat(o.goAway().lastStreamId()).as("stream 5 was accepted before").isEqualTo(5);
+    assertThat(origin.seen()).noneMatch(s -> s.uri().contains("case=lower-3"));
+    assertOthersServed("stream-lower");
+  }
+
+  /** Trailers on an open stream are a HEADERS frame on a used id too: they must still pass. */
+  @Test
+  void requestTrailersOnAnOpenStreamStillWork() throws Exception {
+    try (RawHttp2 c = connect()) {
+      c.startReading();
+      c.headers(1, END_HEADERS, new Hpack().literal(":method", "POST").literal(":scheme", "https")
+          .literal(":authority", authority()).literal(":path", "/sha256?case=trailers-ok").bytes());
+      c.frame(RawHttp2.DATA, 0, 1, "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      c.headers(1, END_STREAM | END_HEADERS, new Hpack().literal("x-trailer", "t").bytes());
+      c.flush();
+      Frame answer = c.nextOn(1);
+      assertThat(answer.type()).as("%s", answer).isEqualTo(HEADERS);
+      assertThat(answer.headers().status().toString()).isEqualTo("200");
+      c.headers(3, END_STREAM | END_HEADERS, Hpack.get(authority(), "/status/200?case=trailers-next").bytes());
+      c.flush();
+      Frame next = c.nextOn(3);
+      assertThat(next.type()).as("the connection still serves: %s", next).isEqualTo(HEADERS);
+    }
+  }
+
+  /** Reads frames of {@code streamId} until one carries END_STREAM ({@code first} is the first read). */
+  private static void awaitStreamEnd(RawHttp2 c, int streamId, Frame first) throws InterruptedException {
+    Frame f = first;
+    while (f != null && !f.has(END_STREAM)) {
+      f = c.nextOn(streamId);
+    }
+    assertThat(f).as("stream %d ended", streamId).isNotNull();
   }
 
   /** Case 5a: a connection-level WINDOW_UPDATE past 2^31-1 is a connection error (RFC 9113 §6.9.1). */

@@ -1,6 +1,8 @@
 package dev.loupe.e2e;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -64,6 +66,38 @@ class LayeringTest {
         .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "dev.loupe.ca..", "dev.loupe.app..",
             "org.bouncycastle..")
         .because("the UI sees the engine through its api and flow packages only (DESIGN.md); the app wires the rest")
+        .check(classes);
+  }
+
+  /**
+   * Plugins compile against the public surface only: the SPI and the engine's api, flow and filter
+   * packages (DESIGN.md, issue 14), plus the JDK. The example plugins are not on this class path
+   * (src/test/pom.xml), so they are imported from their build output.
+   */
+  @Test
+  void pluginsSeeOnlyTheSpiAndTheEnginesPublicPackages() {
+    JavaClasses plugins = new ClassFileImporter().importPaths(
+        PluginJars.EXAMPLES.stream().map(PluginJars::classes).toList());
+    assertThat(plugins.stream().map(c -> c.getPackageName()).distinct())
+        .as("the example plugins were imported").hasSize(PluginJars.EXAMPLES.size());
+    classes().that().resideInAPackage("dev.loupe.plugins..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("dev.loupe.plugins..", "dev.loupe.spi..",
+            "dev.loupe.engine.api..", "dev.loupe.engine.flow..", "dev.loupe.engine.filter..", "java..", "javax..")
+        .check(plugins);
+  }
+
+  /**
+   * What the UI may use of the engine today. Issue 14 wants "api, flow, filter, spi" only; the UI
+   * still uses {@code intercept} (rules, breakpoints, paused flows, replay drafts) until those types
+   * move behind {@code api}. This keeps it from reaching anything else meanwhile.
+   */
+  @Test
+  void theUiUsesOnlyTheEnginesPublicPackagesAndIntercept() {
+    noClasses().that().resideInAPackage("dev.loupe.ui..")
+        .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+            "an engine package other than api, flow, filter, spi, intercept",
+            (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.loupe.engine.")
+                && !c.getPackageName().matches("dev\\.loupe\\.engine\\.(api|flow|filter|intercept)(\\..*)?")))
         .check(classes);
   }
 }

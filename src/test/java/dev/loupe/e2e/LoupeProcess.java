@@ -53,6 +53,72 @@ final class LoupeProcess implements AutoCloseable {
     return new LoupeProcess(pb.start());
   }
 
+  /**
+   * Starts the packaged application, {@code java [jvmArgs] -jar app/target/loupe.jar [args]}, as a
+   * user runs it, when that jar is at least as new as the application's compiled classes (a
+   * {@code mvn verify}/{@code package} build); otherwise (a {@code mvn test} run, which does not
+   * package) the same main class on this class path. {@link #fromJar()} says which.
+   */
+  static LoupeProcess startPackaged(List<String> jvmArgs, List<String> args) throws IOException {
+    Path jar = packagedJar();
+    if (jar == null) {
+      return start(jvmArgs, args);
+    }
+    List<String> cmd = new ArrayList<>();
+    cmd.add(javaBin());
+    cmd.addAll(jvmArgs);
+    cmd.add("-jar");
+    cmd.add(jar.toString());
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().remove("JAVA_TOOL_OPTIONS");
+    LoupeProcess p = new LoupeProcess(pb.start());
+    p.fromJar = true;
+    return p;
+  }
+
+  /** {@code app/target/loupe.jar} when it is fresher than every class it was built from, else null. */
+  static Path packagedJar() throws IOException {
+    Path root = Path.of("").toAbsolutePath();
+    while (root != null && !java.nio.file.Files.isDirectory(root.resolve("app/target"))) {
+      root = root.getParent();
+    }
+    if (root == null) {
+      return null;
+    }
+    Path jar = root.resolve("app/target/loupe.jar");
+    if (!java.nio.file.Files.isRegularFile(jar)) {
+      return null;
+    }
+    java.nio.file.attribute.FileTime built = java.nio.file.Files.getLastModifiedTime(jar);
+    for (String module : List.of("app", "proxy-engine", "ui", "cert-authority")) {
+      Path classes = root.resolve(module).resolve("target/classes");
+      if (!java.nio.file.Files.isDirectory(classes)) {
+        continue;
+      }
+      try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(classes)) {
+        boolean newer = s.filter(java.nio.file.Files::isRegularFile).anyMatch(f -> {
+          try {
+            return java.nio.file.Files.getLastModifiedTime(f).compareTo(built) > 0;
+          } catch (IOException e) {
+            return true;
+          }
+        });
+        if (newer) {
+          return null;
+        }
+      }
+    }
+    return jar;
+  }
+
+  private volatile boolean fromJar;
+
+  /** Whether this process runs {@code app/target/loupe.jar} ({@link #startPackaged}). */
+  boolean fromJar() {
+    return fromJar;
+  }
+
   /** Runs a command to completion (at most {@code timeout}). */
   static Result run(Duration timeout, String... args) throws Exception {
     try (LoupeProcess p = start(List.of("-Xmx256m"), List.of(args))) {

@@ -1,9 +1,19 @@
 package dev.loupe.app;
 
 import dev.loupe.app.control.ControlApi;
+import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
+import dev.loupe.app.plugins.PluginLoader;
+import dev.loupe.app.plugins.PluginOptions;
+import dev.loupe.app.ctl.CtlCommand;
+import dev.loupe.app.mcp.LoupeMcp;
+import dev.loupe.app.mcp.McpActivity;
+import dev.loupe.app.mcp.McpCallLog;
+import dev.loupe.app.mcp.McpCommand;
+import dev.loupe.app.mcp.McpHttpTransport;
+import dev.loupe.app.mcp.McpOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -54,12 +64,16 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
-        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'"})
+        "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
+        "  java -jar app/target/loupe.jar --headless --session capture.loupe",
+        "  java -jar app/target/loupe.jar capture.loupe",
+        "  java -jar app/target/loupe.jar browser firefox https://example.com/",
+        "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--headless", description = "Run without a window: print a line per completed flow.")
   boolean headless;
@@ -71,6 +85,17 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--allow-remote",
       description = "Allow a non-loopback --listen address (anyone who can reach it can use the proxy).")
   boolean allowRemote;
+
+  @Option(names = "--socks", paramLabel = "HOST:PORT",
+      description = "Also listen on this address for SOCKS5 only (SOCKS5 is always served on --listen too, told apart"
+          + " by its first byte); loopback only unless --allow-remote. Port 0 picks a free port.")
+  String socks;
+
+  @Option(names = "--proxy-auth", paramLabel = "USER:PASS|off",
+      description = "Require these credentials from every client (HTTP 407 / SOCKS5 username and password), or 'off'."
+          + " Default: on a non-loopback address (--allow-remote), remote clients must use the credentials in"
+          + " CONFDIR/remote-access.json (generated on first use); clients on this machine need none.")
+  String proxyAuth;
 
   @Option(names = "--confdir", paramLabel = "DIR",
       description = "Where the CA and settings live (default: ~/.config/loupe on Linux, "
@@ -96,6 +121,16 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--har", paramLabel = "FILE",
       description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
   Path har;
+
+  @Option(names = "--session", paramLabel = "FILE",
+      description = "Record every flow into this session file (.loupe, created if missing, appended to if not) as it"
+          + " happens: written at least every 200 ms, so a crash loses at most that; memory stays flat however"
+          + " long it runs. Open it later with 'loupe FILE', or convert it: 'loupe convert FILE out.har'.")
+  Path session;
+
+  @Parameters(arity = "0..1", paramLabel = "FILE",
+      description = "A session (.loupe) to open and record into (as --session), or a HAR file to open in the window.")
+  Path file;
 
   @Option(names = "--keep-flows", paramLabel = "N",
       description = "Keep only the newest N flows in memory (older completed ones are forgotten). Default: all"
@@ -137,6 +172,12 @@ final class LoupeCommand implements Callable<Integer> {
           + " (HTTP/3 over QUIC to https:// origins; http:// origins stay on HTTP/1.1).")
   String upstreamProtocol;
 
+  @Option(names = "--connect-strategy", paramLabel = "eager|lazy", defaultValue = "eager",
+      description = "Regular mode, intercepted CONNECT: eager (default) connects to the origin before answering"
+          + " 200, so an unreachable origin is a 502 the client shows; lazy answers 200 at once and connects"
+          + " with the first request inside the tunnel.")
+  String connectStrategy;
+
   @Option(names = "--upstream-proxy", paramLabel = "URL",
       description = "Reach origins through this HTTP proxy (http://[user:pass@]host:port): a CONNECT tunnel per"
           + " origin connection; origin certificates are still verified.")
@@ -168,15 +209,29 @@ final class LoupeCommand implements Callable<Integer> {
       description = "Headless: apply the rules in FILE (a JSON array, as the window's rules list exports them).")
   Path rulesFile;
 
+  @Option(names = "--mcp-read-only",
+      description = "The MCP server at /mcp on the control listener offers only the tools that read (no replay,"
+          + " rules, breakpoints or releasing paused flows).")
+  boolean mcpReadOnly;
+
+  @Option(names = "--mcp-no-redact",
+      description = "Do not hide secrets (Authorization, cookies, API keys, tokens) in MCP answers.")
+  boolean mcpNoRedact;
+
   @Option(names = "--pause-timeout", paramLabel = "SECONDS", defaultValue = "0",
       description = "Resume a flow paused at a breakpoint unchanged after this many seconds (default: 0 = never).")
   long pauseTimeoutSeconds;
+
+  @CommandLine.Mixin
+  PluginOptions pluginOptions = new PluginOptions();
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new LoupeCommand());
+    cli.addSubcommand("mcp", new McpCommand(args -> commandLine().execute(args)));
+    cli.addSubcommand("ctl", CtlCommand.commandLine());
     cli.setParameterExceptionHandler((ex, args) -> {
       PrintStream err = System.err;
       err.println("loupe: " + ex.getMessage());
@@ -207,7 +262,10 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
       DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
+      AccessOptions.applySavedRemoteAccess(this, confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
+          spec.commandLine().getParseResult().hasMatchedOption("--listen"), System.out);
     }
+    SessionOptions sessionFiles = SessionOptions.resolve(this);
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
     }
@@ -245,6 +303,11 @@ final class LoupeCommand implements Callable<Integer> {
       case "h3", "http/3", "http3" -> EngineConfig.UpstreamProtocol.H3;
       default -> throw new UsageError("--upstream-protocol: expected auto, h1, h2 or h3, got '" + upstreamProtocol
           + "'");
+    };
+    EngineConfig.ConnectStrategy strategy = switch (connectStrategy.toLowerCase(java.util.Locale.ROOT)) {
+      case "eager" -> EngineConfig.ConnectStrategy.EAGER;
+      case "lazy" -> EngineConfig.ConnectStrategy.LAZY;
+      default -> throw new UsageError("--connect-strategy: expected eager or lazy, got '" + connectStrategy + "'");
     };
     EngineConfig.UpstreamProxy viaProxy = null;
     if (upstreamProxy != null && !upstreamProxy.isBlank()) {
@@ -295,6 +358,12 @@ final class LoupeCommand implements Callable<Integer> {
     ControlOptions controlOptions = controlOptions();
 
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    AccessOptions access = reverse != null ? new AccessOptions(null, null, null)
+        : AccessOptions.resolve(proxyAuth, socks, allowRemote, address, dir);
+    if (reverse != null && (proxyAuth != null || socks != null)) {
+      throw new UsageError("--proxy-auth and --socks are for regular mode (a reverse proxy is not a proxy clients"
+          + " choose)");
+    }
     if (systemProxy && reverse != null) {
       throw new UsageError("--system-proxy is for regular mode (a reverse proxy is not a system proxy)");
     }
@@ -322,14 +391,29 @@ final class LoupeCommand implements Callable<Integer> {
         .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds))
         .upstreamProtocol(upstream)
         .upstreamProxy(viaProxy)
+        .connectStrategy(strategy)
+        .proxyAuth(access.auth())
+        .socks(access.socks())
+        .setup(reverse == null ? dev.loupe.app.connect.CaDownloads.of(ca) : null)
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+        : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
+        : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+    dev.loupe.engine.session.Session recording = sessionFiles.startRecording(store, System.out);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
+    }
+    PluginLoader pluginLoader;
+    List<String> pluginLines;
+    try {
+      pluginLoader = PluginLoader.create(intercept.plugins(), dir, pluginOptions, System.out, System.err);
+      pluginLines = pluginLoader.loadAll(!pluginOptions.noPlugins(), pluginOptions.plugins(), pluginOptions.scripts());
+    } catch (IllegalArgumentException e) {
+      intercept.close();
+      throw new UsageError(e.getMessage());
     }
     ProxyEngine engine;
     try {
@@ -339,35 +423,61 @@ final class LoupeCommand implements Callable<Integer> {
     }
     EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out);
+    HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
+        pluginLoader);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
     if (insecure) {
       out.println("WARNING: --insecure: origin certificates are NOT verified; anyone on the path can read and change traffic.");
     }
-    if (!address.getAddress().isLoopbackAddress()) {
+    if (!address.getAddress().isLoopbackAddress() && access.auth() == null) {
       out.println("WARNING: listening on a non-loopback address: anyone who can reach " + hostPort(engine.address())
           + " can use this proxy.");
+    }
+    if (reverse == null) {
+      out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
+          + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
+      dev.loupe.app.connect.RunningFile.of(engine.address(), access.auth()).publish(dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> dev.loupe.app.connect.RunningFile.withdraw(dir),
+          "loupe-running-file"));
+    }
+    if (access.message() != null) {
+      out.println(access.message());
+    }
+    if (headless && access.auth() != null) {
+      AccessOptions.printRefusals(engine.accessLog(), out);
     }
     if (har != null) {
       out.println("HAR will be written on exit to " + har.toAbsolutePath());
     }
+    pluginLines.forEach(out::println);
+    pluginLoader.startWatching();
     if (controlOptions.address() != null) {
-      startControl(controlOptions, dir, store, intercept, engines, out);
+      startControl(controlOptions, dir, store, intercept, engines,
+          new ControlApi.About(reverse == null ? "regular" : "reverse:" + reverse,
+              userCertificate == null ? ca.certificatePath() : null),
+          new McpOptions(mcpReadOnly, !mcpNoRedact), pluginLoader, out);
     }
     out.flush();
     sysProxy.listening(engine.address(), systemProxy); // switches now with --system-proxy; restored on exit
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
+        pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         try {
           String listening = hostPort(engine.address());
+          dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
+              engines::config, engines::restart, a -> { }, dir, ca);
+          engines.onRestart(connect::reopenOn);
+          Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer()));
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect,
+              pluginLoader.windowControl()));
+          connect.close(); // the browsers started from the window go with it (their profiles deleted)
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
@@ -430,7 +540,8 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, PrintStream out) {
+      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
       tokenFile = ControlToken.save(dir, o.token());
@@ -439,14 +550,31 @@ final class LoupeCommand implements Callable<Integer> {
     }
     ControlServer server;
     try {
-      server = ControlServer.start(o.address(), o.token(),
-          new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address())));
+      ControlApi api = new ControlApi(store, intercept, engines.replayer(), () -> hostPort(engines.current().address()),
+          about, plugins);
+      LoupeMcp tools = new LoupeMcp(ControlServer.inProcess(api), mcp, new McpCallLog(dir));
+      server = ControlServer.start(o.address(), o.token(), api,
+          java.util.Map.of(McpHttpTransport.PATH, McpHttpTransport.serve(tools)));
     } catch (IOException e) {
       throw new IllegalStateException("--control " + hostPort(o.address()) + ": cannot listen: " + e.getMessage(), e);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "loupe-control-stop"));
+    ControlEndpoint endpoint = new ControlEndpoint("http://" + hostPort(server.address()),
+        hostPort(engines.current().address()), ProcessHandle.current().pid(), tokenFile);
+    try {
+      endpoint.save(dir);
+    } catch (IOException e) {
+      out.println("WARNING: cannot write " + dir.resolve(ControlEndpoint.FILE_NAME) + " (loupe ctl and loupe mcp"
+          + " find this Loupe through it): " + e.getMessage());
+    }
+    ControlServer running = server;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      endpoint.remove(dir);
+      running.close();
+    }, "loupe-control-stop"));
     out.println("Control API on http://" + hostPort(server.address()) + " (token: " + o.token() + ", also in "
         + tokenFile + ")");
+    out.println("MCP server on http://" + hostPort(server.address()) + McpHttpTransport.PATH + " (same token"
+        + (mcp.readOnly() ? "; read-only" : "") + (mcp.redact() ? "" : "; secrets NOT redacted") + ")");
     if (!o.address().getAddress().isLoopbackAddress()) {
       out.println("WARNING: the control API listens on a non-loopback address: anyone who can reach "
           + hostPort(server.address()) + " and has the token can drive Loupe.");
@@ -459,7 +587,7 @@ final class LoupeCommand implements Callable<Integer> {
    * does not depend on what someone clicked in a window.
    */
   private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService();
+    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

@@ -68,6 +68,7 @@ public final class ControlApi implements AutoCloseable {
   private final InterceptService intercept;
   private final Replayer replayer;
   private final java.util.function.Supplier<String> proxyAddress;
+  private final About about;
   /** Replays and composes sent through the API whose new flow is not known yet. */
   private final CopyOnWriteArrayList<Launch> launches = new CopyOnWriteArrayList<>();
   /**
@@ -76,6 +77,8 @@ public final class ControlApi implements AutoCloseable {
    */
   private final Set<Long> fresh = new HashSet<>();
   private final FlowStore.Subscription subscription;
+  /** The {@code /plugins} routes, or null when no plugin loader was given. */
+  private final ControlPlugins plugins;
 
   /**
    * @param proxyAddress the running proxy's address (host:port) for {@code GET /}; asked each time,
@@ -83,6 +86,28 @@ public final class ControlApi implements AutoCloseable {
    */
   public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
       java.util.function.Supplier<String> proxyAddress) {
+    this(store, intercept, replayer, proxyAddress, new About(null, null));
+  }
+
+  /**
+   * What {@code GET /} and {@code GET /ca} tell about this Loupe beyond its services.
+   *
+   * @param mode          {@code regular} or {@code reverse:URL} (null: not told)
+   * @param caCertificate the CA certificate clients must trust (null: none, e.g. reverse mode with {@code --cert})
+   */
+  public record About(String mode, java.nio.file.Path caCertificate) {}
+
+  /** Like {@link #ControlApi(FlowStore, InterceptService, Replayer, java.util.function.Supplier)}, with {@code about}. */
+  public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
+      java.util.function.Supplier<String> proxyAddress, About about) {
+    this(store, intercept, replayer, proxyAddress, about, null);
+  }
+
+  /** With {@code /plugins}, listing, switching and reloading {@code plugins}' plugins. */
+  public ControlApi(FlowStore store, InterceptService intercept, Replayer replayer,
+      java.util.function.Supplier<String> proxyAddress, About about, dev.loupe.app.plugins.PluginLoader plugins) {
+    this.plugins = plugins == null ? null : new ControlPlugins(plugins);
+    this.about = about;
     this.store = store;
     this.intercept = intercept;
     this.replayer = replayer;
@@ -119,7 +144,21 @@ public final class ControlApi implements AutoCloseable {
       }
       case "paused" -> paused(method, p, body);
       case "breakpoints" -> list(method, p, body, intercept.breakpoints(), "breakpoint");
+      case "har" -> {
+        allow(method, "GET");
+        yield ControlExports.har(selectFlows(query, Integer.MAX_VALUE));
+      }
+      case "ca" -> {
+        allow(method, "GET");
+        yield Reply.ok(ControlExports.ca(about.caCertificate()));
+      }
       case "rules" -> list(method, p, body, intercept.rules(), "rule");
+      case "plugins" -> {
+        if (plugins == null) {
+          throw notFound(path);
+        }
+        yield plugins.handle(method, p, body);
+      }
       default -> throw notFound(path);
     };
   }
@@ -127,6 +166,9 @@ public final class ControlApi implements AutoCloseable {
   private ObjectNode status() {
     ObjectNode o = ControlJson.object();
     o.put("proxy", proxyAddress.get());
+    o.put("mode", about.mode());
+    o.put("caCertificate", about.caCertificate() == null ? null : about.caCertificate().toAbsolutePath().toString());
+    o.put("capturing", store.capturing());
     o.put("flows", store.size());
     o.put("paused", intercept.pausedFlows().size());
     o.put("rules", intercept.rules().entries().size());
@@ -134,6 +176,7 @@ public final class ControlApi implements AutoCloseable {
     o.put("breakpoints", intercept.breakpoints().entries().size());
     o.put("breakpointsActive", intercept.breakpoints().active());
     o.put("pauseTimeoutSeconds", intercept.pauseTimeout().toSeconds());
+    o.put("plugins", intercept.plugins().list().size());
     return o;
   }
 
@@ -149,6 +192,10 @@ public final class ControlApi implements AutoCloseable {
       allow(method, "GET");
       return Reply.ok(ControlJson.detail(f));
     }
+    if (p.size() == 3 && p.get(2).equals("body")) {
+      allow(method, "GET");
+      return Reply.ok(ControlExports.body(f, query));
+    }
     if (p.size() == 3 && p.get(2).equals("replay")) {
       allow(method, "POST");
       return replay(f, query, body);
@@ -157,6 +204,13 @@ public final class ControlApi implements AutoCloseable {
   }
 
   private ArrayNode listFlows(Map<String, String> query) {
+    ArrayNode out = ControlJson.array();
+    selectFlows(query, DEFAULT_LIMIT).forEach(f -> out.add(ControlJson.summary(f)));
+    return out;
+  }
+
+  /** The flows {@code ?filter=}, {@code ?since=} and {@code ?limit=} select, oldest first. */
+  private List<Flow> selectFlows(Map<String, String> query, long defaultLimit) {
     Filter filter;
     try {
       filter = Filter.parse(query.getOrDefault("filter", ""));
@@ -164,14 +218,14 @@ public final class ControlApi implements AutoCloseable {
       throw ApiError.badRequest("bad filter: " + e.getMessage());
     }
     long since = number(query, "since", -1);
-    long limit = number(query, "limit", DEFAULT_LIMIT);
+    long limit = number(query, "limit", defaultLimit);
     if (limit < 1) {
       throw ApiError.badRequest("limit must be at least 1");
     }
-    ArrayNode out = ControlJson.array();
+    List<Flow> out = new ArrayList<>();
     for (Flow f : store.snapshot()) {
       if (f.id() > since && filter.test(f)) {
-        out.add(ControlJson.summary(f));
+        out.add(f);
         if (out.size() >= limit) {
           break;
         }
@@ -524,7 +578,7 @@ public final class ControlApi implements AutoCloseable {
     return out;
   }
 
-  private static long number(Map<String, String> query, String name, long dflt) {
+  static long number(Map<String, String> query, String name, long dflt) {
     String v = query.get(name);
     if (v == null || v.isBlank()) {
       return dflt;

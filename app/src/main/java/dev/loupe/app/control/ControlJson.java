@@ -142,6 +142,8 @@ final class ControlJson {
     o.put("paused", name(f.paused()));
     ArrayNode by = o.putArray("modifiedBy");
     f.modifiedBy().forEach(by::add);
+    ArrayNode notes = o.putArray("notes");
+    f.notes().forEach(notes::add);
     if (f.replayOf() < 0) {
       o.putNull("replayOf");
     } else {
@@ -175,6 +177,7 @@ final class ControlJson {
     if (!f.responseTrailers().isEmpty()) {
       o.set("responseTrailers", headers(f.responseTrailers()));
     }
+    ControlFlowJson.addExtras(o, f);
     return o;
   }
 

@@ -49,6 +49,21 @@ public final class ControlServer implements AutoCloseable {
    * @throws IOException when the address cannot be bound
    */
   public static ControlServer start(InetSocketAddress address, String token, ControlApi api) throws IOException {
+    return start(address, token, api, Map.of());
+  }
+
+  /**
+   * An endpoint served beside the API behind the same token (e.g. MCP at {@code /mcp}). It is
+   * called only for authorized requests whose path is its own (or below it), on a worker thread,
+   * and must close the exchange.
+   */
+  public interface Mount {
+    void serve(HttpExchange exchange) throws IOException;
+  }
+
+  /** Like {@link #start(InetSocketAddress, String, ControlApi)}, also serving {@code mounts} by path. */
+  public static ControlServer start(InetSocketAddress address, String token, ControlApi api, Map<String, Mount> mounts)
+      throws IOException {
     HttpServer server = HttpServer.create(address, 50);
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor workers = new ThreadPoolExecutor(WORKERS, WORKERS, 30, TimeUnit.SECONDS,
@@ -60,6 +75,7 @@ public final class ControlServer implements AutoCloseable {
     workers.allowCoreThreadTimeOut(true);
     ControlServer cs = new ControlServer(server, workers, api, token);
     server.createContext("/", cs::serve);
+    mounts.forEach((path, mount) -> server.createContext(path, ex -> cs.serveMount(ex, path, mount)));
     server.setExecutor(workers);
     server.start();
     return cs;
@@ -77,6 +93,59 @@ public final class ControlServer implements AutoCloseable {
     api.close();
   }
 
+  /** The API in this process, without HTTP: the same routes, errors and JSON as over the wire. */
+  public static ControlChannel inProcess(ControlApi api) {
+    return new ControlChannel() {
+      @Override
+      public ControlChannel.Reply send(String method, String path, Map<String, String> query, String body) {
+        Map<String, String> q = new HashMap<>();
+        if (query != null) {
+          query.forEach((k, v) -> {
+            if (v != null) {
+              q.put(k, v);
+            }
+          });
+        }
+        byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        ControlApi.Reply r = answer(() -> api.handle(method, path, q, b));
+        return new ControlChannel.Reply(r.status(), r.json() == null ? "" : r.json());
+      }
+
+      @Override
+      public String describe() {
+        return "this process";
+      }
+    };
+  }
+
+  /** Runs a route, turning a refused request into its error reply. */
+  private static ControlApi.Reply answer(java.util.function.Supplier<ControlApi.Reply> route) {
+    try {
+      return route.get();
+    } catch (ApiError e) {
+      return error(e.status(), e.getMessage());
+    } catch (RuntimeException e) {
+      return error(500, "internal error: " + e);
+    }
+  }
+
+  private void serveMount(HttpExchange ex, String path, Mount mount) throws IOException {
+    String p = ex.getRequestURI().getPath();
+    if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
+      try (ex) {
+        send(ex, unauthorized(), null);
+      }
+      return;
+    }
+    if (p == null || !(p.equals(path) || p.startsWith(path + "/"))) {
+      try (ex) {
+        send(ex, error(404, "no such endpoint: " + p), null);
+      }
+      return;
+    }
+    mount.serve(ex);
+  }
+
   private void serve(HttpExchange ex) throws IOException {
     try (ex) {
       ControlApi.Reply reply;
@@ -91,31 +160,34 @@ public final class ControlServer implements AutoCloseable {
       } catch (RuntimeException e) {
         reply = error(500, "internal error: " + e);
       }
-      if (reply.status() == 401) {
-        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"loupe\"");
-      }
-      if (allow != null) {
-        ex.getResponseHeaders().set("Allow", allow);
-      }
-      ex.getResponseHeaders().set("Cache-Control", "no-store");
-      if (reply.json() == null) {
-        ex.sendResponseHeaders(reply.status(), -1);
-        return;
-      }
-      byte[] body = (reply.json() + "\n").getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
-      ex.sendResponseHeaders(reply.status(), body.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(body);
-      }
+      send(ex, reply, allow);
+    }
+  }
+
+  private static void send(HttpExchange ex, ControlApi.Reply reply, String allow) throws IOException {
+    if (reply.status() == 401) {
+      ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"loupe\"");
+    }
+    if (allow != null) {
+      ex.getResponseHeaders().set("Allow", allow);
+    }
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    if (reply.json() == null) {
+      ex.sendResponseHeaders(reply.status(), -1);
+      return;
+    }
+    byte[] body = (reply.json() + "\n").getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    ex.sendResponseHeaders(reply.status(), body.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(body);
     }
   }
 
   private ControlApi.Reply dispatch(HttpExchange ex) throws IOException {
     if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
       // the body is left unread: closing the exchange discards it (LeftOverInputStream.skip would spin at EOF)
-      throw new ApiError(401, "missing or wrong token: send Authorization: Bearer TOKEN (the token is in"
-          + " the control-token file in Loupe's configuration directory)");
+      return unauthorized();
     }
     byte[] body = read(ex.getRequestBody());
     String path = ex.getRequestURI().getPath();
@@ -130,7 +202,12 @@ public final class ControlServer implements AutoCloseable {
     return MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
-  private static ControlApi.Reply error(int status, String message) {
+  private static ControlApi.Reply unauthorized() {
+    return error(401, "missing or wrong token: send Authorization: Bearer TOKEN (the token is in"
+        + " the control-token file in Loupe's configuration directory)");
+  }
+
+  static ControlApi.Reply error(int status, String message) {
     ObjectNode o = ControlJson.object();
     o.put("error", message);
     return ControlApi.Reply.of(status, o);

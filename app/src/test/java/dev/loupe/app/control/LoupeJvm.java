@@ -20,7 +20,7 @@ import org.awaitility.Awaitility;
  * path (a headless run blocks until SIGTERM, so it cannot run in-process). Stdout and stderr are
  * collected line by line; {@link #close()} stops it with SIGTERM, then kills it if it lingers.
  */
-final class LoupeJvm implements AutoCloseable {
+public final class LoupeJvm implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)\\b");
   private static final Pattern CONTROL = Pattern.compile("^Control API on http://(127\\.0\\.0\\.1:\\d+) \\(token: (\\S+), also in (.+)\\)$");
 
@@ -35,7 +35,7 @@ final class LoupeJvm implements AutoCloseable {
   }
 
   /** {@code java -cp <test class path> dev.loupe.app.Main ARGS}, with paranoid Netty leak detection. */
-  static LoupeJvm start(String... args) throws IOException {
+  public static LoupeJvm start(String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-Dio.netty.leakDetection.level=paranoid", "-cp", System.getProperty("java.class.path"),
         "dev.loupe.app.Main"));
@@ -46,17 +46,17 @@ final class LoupeJvm implements AutoCloseable {
   }
 
   /** The proxy's port, once it printed it. */
-  int proxyPort() {
+  public int proxyPort() {
     return Integer.parseInt(await(LISTENING).group(1));
   }
 
   /** {@code host:port}, token and token file from the "Control API on ..." line. */
-  Matcher controlLine() {
+  public Matcher controlLine() {
     return await(CONTROL);
   }
 
   /** The first stdout line matching {@code p} (waiting up to 3 min for it: a loaded machine starts JVMs slowly). */
-  Matcher await(Pattern p) {
+  public Matcher await(Pattern p) {
     Matcher[] found = new Matcher[1];
     Awaitility.await("stdout line " + p).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(50))
         .failFast("loupe exited: " + this, () -> !process.isAlive())
@@ -73,8 +73,16 @@ final class LoupeJvm implements AutoCloseable {
     return found[0];
   }
 
-  List<String> stderr() {
+  public List<String> stderr() {
     return List.copyOf(stderr);
+  }
+
+  /** Stops it and fails if Netty's leak detector reported anything on its stderr. */
+  public void closeCheckingLeaks() throws InterruptedException {
+    close();
+    if (stderr.stream().anyMatch(l -> l.contains("LEAK"))) {
+      throw new AssertionError("Netty reported a leak:\n" + String.join("\n", stderr));
+    }
   }
 
   @Override

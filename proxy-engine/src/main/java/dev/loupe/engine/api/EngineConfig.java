@@ -32,6 +32,14 @@ import java.util.regex.Pattern;
  *                           connection), or null to connect directly
  * @param http3HandshakeBudget AUTO: how long a request waits for a QUIC connection to an origin that
  *                           advertised HTTP/3 before it goes over TCP instead (default 500 ms)
+ * @param connectStrategy    regular mode, intercepted CONNECT: whether the origin is dialled before
+ *                           the client gets its {@code 200} ({@link ConnectStrategy#EAGER}, default)
+ * @param proxyAuth          regular mode: the credentials clients must present (HTTP 407 / SOCKS5
+ *                           username and password), or null for none
+ * @param setup              regular mode: the CA downloads the setup page serves ({@code http://loupe.setup/});
+ *                           null: the page says none are configured
+ * @param socks              regular mode: an extra listener speaking only SOCKS5, or null (SOCKS5 is
+ *                           always served on {@link #listen} too, told apart by its first byte)
  */
 public record EngineConfig(
     InetSocketAddress listen,
@@ -49,7 +57,29 @@ public record EngineConfig(
     UpstreamProtocol upstreamProtocol,
     Reverse reverse,
     UpstreamProxy upstreamProxy,
-    Duration http3HandshakeBudget) {
+    Duration http3HandshakeBudget,
+    ConnectStrategy connectStrategy,
+    ProxyAuth proxyAuth,
+    SetupDownloads setup,
+    InetSocketAddress socks) {
+
+  /**
+   * When Loupe connects to the origin of an intercepted CONNECT (mitmproxy's
+   * {@code connection_strategy}).
+   */
+  public enum ConnectStrategy {
+    /**
+     * Dial the origin (DNS, TCP, any upstream proxy) before answering {@code 200 Connection
+     * established}: an origin that cannot be reached is a {@code 502} naming the cause, which the
+     * client shows as an HTTP error; the connection is then used for the tunnel's first request.
+     */
+    EAGER,
+    /**
+     * Answer {@code 200} at once and dial when the first request inside the tunnel arrives: a
+     * failure is reported on that request (a 502 inside the tunnel) instead.
+     */
+    LAZY
+  }
 
   /**
    * An HTTP proxy Loupe itself goes through (a corporate proxy): {@code http://[user:pass@]host:port}.
@@ -197,6 +227,7 @@ public record EngineConfig(
     Objects.requireNonNull(poolIdleTimeout, "poolIdleTimeout");
     Objects.requireNonNull(upstreamProtocol, "upstreamProtocol");
     Objects.requireNonNull(http3HandshakeBudget, "http3HandshakeBudget");
+    Objects.requireNonNull(connectStrategy, "connectStrategy");
     if (http3HandshakeBudget.isNegative() || http3HandshakeBudget.isZero()) {
       throw new IllegalArgumentException("the HTTP/3 handshake budget must be positive: " + http3HandshakeBudget);
     }
@@ -227,6 +258,10 @@ public record EngineConfig(
     b.reverse = reverse;
     b.upstreamProxy = upstreamProxy;
     b.http3HandshakeBudget = http3HandshakeBudget;
+    b.connectStrategy = connectStrategy;
+    b.proxyAuth = proxyAuth;
+    b.setup = setup;
+    b.socks = socks;
     return b;
   }
 
@@ -256,6 +291,10 @@ public record EngineConfig(
     private Reverse reverse;
     private UpstreamProxy upstreamProxy;
     private Duration http3HandshakeBudget = Duration.ofMillis(500);
+    private ConnectStrategy connectStrategy = ConnectStrategy.EAGER;
+    private ProxyAuth proxyAuth;
+    private SetupDownloads setup;
+    private InetSocketAddress socks;
 
     private Builder(CertificateSource certificates) {
       this.certificates = Objects.requireNonNull(certificates, "certificates");
@@ -277,11 +316,15 @@ public record EngineConfig(
     public Builder reverse(Reverse r) { reverse = r; return this; }
     public Builder upstreamProxy(UpstreamProxy p) { upstreamProxy = p; return this; }
     public Builder http3HandshakeBudget(Duration d) { http3HandshakeBudget = d; return this; }
+    public Builder connectStrategy(ConnectStrategy s) { connectStrategy = s; return this; }
+    public Builder proxyAuth(ProxyAuth a) { proxyAuth = a; return this; }
+    public Builder setup(SetupDownloads d) { setup = d; return this; }
+    public Builder socks(InetSocketAddress a) { socks = a; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(listen, certificates, trustedCas, insecure, ignoreHosts, capture, limits,
           connectTimeout, responseTimeout, poolIdleTimeout, maxIdlePerOrigin, ioThreads, upstreamProtocol, reverse,
-          upstreamProxy, http3HandshakeBudget);
+          upstreamProxy, http3HandshakeBudget, connectStrategy, proxyAuth, setup, socks);
     }
   }
 }

@@ -39,6 +39,13 @@ public final class ProxyEngine implements AutoCloseable {
   private final String quicProblem;
 
   private final dev.loupe.engine.intercept.InterceptService intercept;
+  private final AutoCloseable pluginObserver;
+  private final EngineContext ctx;
+  private final AccessLog accessLog = new AccessLog();
+  /** Regular mode with {@code --socks}: the SOCKS5-only listener, or null. */
+  private final Channel socksListener;
+  /** Listeners opened for launched clients, closed with the engine. */
+  private final java.util.Set<ClientListener> clientListeners = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private ProxyEngine(EngineConfig config, FlowStore store, dev.loupe.engine.intercept.InterceptService intercept)
       throws IOException {
@@ -63,27 +70,15 @@ public final class ProxyEngine implements AutoCloseable {
     }
     MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
     EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking, intercept);
+    this.ctx = ctx;
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
     try {
-      this.listener = new ServerBootstrap()
-          .group(boss, workers)
-          .channel(Transports.serverChannel())
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .option(ChannelOption.SO_REUSEADDR, true)
-          .childOption(ChannelOption.AUTO_READ, false)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-          .childHandler(config.reverse() == null ? new ClientInitializer(ctx)
-              : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx))
-          .bind(config.listen())
-          .sync()
-          .channel();
-    } catch (Exception e) {
+      this.listener = bind(config.listen(), config.reverse() == null
+          ? new ClientInitializer(ctx, accessLog, false, false)
+          : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx));
+    } catch (IOException e) {
       shutdownGroups();
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
       throw new IOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
     }
     dev.loupe.engine.internal.http3.Http3Listener h3 = null;
@@ -104,6 +99,88 @@ public final class ProxyEngine implements AutoCloseable {
     }
     this.quic = h3;
     this.quicProblem = problem;
+    Channel socks = null;
+    if (config.socks() != null && config.reverse() == null) {
+      try {
+        socks = bind(config.socks(), new ClientInitializer(ctx, accessLog, false, true));
+      } catch (IOException e) {
+        close();
+        throw new IOException("cannot listen for SOCKS5 on " + ListenAddress.format(config.socks()) + ": "
+            + e.getMessage(), e);
+      }
+    }
+    this.socksListener = socks;
+    // Observing plugin hooks are fed from the store; the plugins themselves outlive this engine.
+    this.pluginObserver = intercept.plugins().observe(store);
+    intercept.plugins().running();
+  }
+
+  private Channel bind(InetSocketAddress at, io.netty.channel.ChannelHandler initializer) throws IOException {
+    try {
+      return new ServerBootstrap()
+          .group(boss, workers)
+          .channel(Transports.serverChannel())
+          .option(ChannelOption.SO_BACKLOG, 1024)
+          .option(ChannelOption.SO_REUSEADDR, true)
+          .childOption(ChannelOption.AUTO_READ, false)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+          .childHandler(initializer)
+          .bind(at)
+          .sync()
+          .channel();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IOException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Opens a loopback listener for a client Loupe launches (a browser, a terminal): the explicit
+   * proxy (HTTP and SOCKS5) without proxy authentication, whose flows are tagged {@code label}.
+   * Regular mode only. Closed by {@link ClientListener#close()} or with this engine.
+   *
+   * @param port the port to take (0: any free one); an earlier client's port keeps a running
+   *             client connected across a restart of the proxy
+   */
+  public ClientListener openClientListener(String label, int port) throws IOException {
+    if (config.reverse() != null) {
+      throw new IllegalStateException("launched clients need the regular (explicit proxy) mode");
+    }
+    Channel ch = bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port),
+        new ClientInitializer(ctx, accessLog, true, false));
+    InetSocketAddress at = (InetSocketAddress) ch.localAddress();
+    dev.loupe.engine.flow.ClientLabels.put(at, label);
+    ClientListener[] self = new ClientListener[1];
+    self[0] = new ClientListener(label, at, () -> {
+      clientListeners.remove(self[0]);
+      ch.close().syncUninterruptibly();
+      dev.loupe.engine.flow.ClientLabels.remove(at);
+    });
+    clientListeners.add(self[0]);
+    return self[0];
+  }
+
+  /** The listeners open for launched clients. */
+  public java.util.List<ClientListener> clientListeners() {
+    return java.util.List.copyOf(clientListeners);
+  }
+
+  /** With {@code --socks}: where the SOCKS5-only listener is; else null. */
+  public InetSocketAddress socksAddress() {
+    return socksListener == null ? null : (InetSocketAddress) socksListener.localAddress();
+  }
+
+  /** Clients refused for failing proxy authentication. */
+  public AccessLog accessLog() {
+    return accessLog;
+  }
+
+  /** The session's plugins (loaded by the app; shared by the engines it restarts). */
+  public Plugins plugins() {
+    return intercept.plugins();
   }
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
@@ -203,9 +280,22 @@ public final class ProxyEngine implements AutoCloseable {
     if (quic != null) {
       quic.close(); // GOAWAY + CONNECTION_CLOSE (H3_NO_ERROR) to every HTTP/3 client
     }
+    for (ClientListener c : clientListeners) {
+      c.close();
+    }
+    if (socksListener != null) {
+      socksListener.close().syncUninterruptibly();
+    }
     listener.close().syncUninterruptibly();
     connector.closeAll();
     shutdownGroups();
+    try {
+      if (pluginObserver != null) {
+        pluginObserver.close();
+      }
+    } catch (Exception ignored) {
+      // a subscription's close does not fail
+    }
   }
 
   private void shutdownGroups() {

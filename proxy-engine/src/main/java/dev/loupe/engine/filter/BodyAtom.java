@@ -108,6 +108,12 @@ final class BodyAtom extends Filter {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    out.needsBodies = true;
+    out.inexact();
+  }
+
+  @Override
   void print(StringBuilder out) {
     out.append('~').append(side.code).append(' ');
     Printing.argument(out, regex);

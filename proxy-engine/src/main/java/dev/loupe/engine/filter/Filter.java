@@ -63,6 +63,14 @@ public abstract class Filter implements Predicate<Flow> {
   /** Appends the normalised form. */
   abstract void print(StringBuilder out);
 
+  /**
+   * Appends this filter as a condition over a session store's columns (see {@link FilterSql}); by
+   * default none fits, and the atom counts as "true" in a superset to test flow by flow.
+   */
+  void sql(FilterSql.Builder out) {
+    out.inexact();
+  }
+
   /** Binding strength when printed: {@code |} is 1, {@code &} is 2, everything else 3. */
   int precedence() {
     return 3;

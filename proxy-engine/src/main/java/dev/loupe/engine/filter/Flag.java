@@ -70,7 +70,7 @@ final class Flag extends Filter {
   }
 
   /** mitmproxy's asset media types, less Flash: JavaScript, CSS, images, fonts (prefixes). */
-  private static final String[] ASSET_TYPES = {
+  static final String[] ASSET_TYPES = {
       "text/javascript", "application/javascript", "application/x-javascript", "text/css", "image/", "font/",
       "application/font", "application/x-font"};
 
@@ -80,7 +80,7 @@ final class Flag extends Filter {
     this.kind = kind;
   }
 
-  private static boolean isAsset(String contentType) {
+  static boolean isAsset(String contentType) {
     int start = 0;
     while (start < contentType.length() && contentType.charAt(start) == ' ') {
       start++;
@@ -101,6 +101,19 @@ final class Flag extends Filter {
   @Override
   Tri decide(Flow flow) {
     return kind == Kind.ALL ? Tri.YES : Tri.MAYBE;
+  }
+
+  @Override
+  void sql(FilterSql.Builder out) {
+    switch (kind) {
+      case ALL -> out.sql("1");
+      case REQUEST_ONLY -> out.sql("(method IS NOT NULL AND status IS NULL)");
+      case RESPONSE -> out.sql("(status IS NOT NULL)");
+      // a flow written in flight and read back (Loupe stopped first) never ended: it counts as failed
+      case ERROR -> out.sql("(error_kind IS NOT NULL OR state = 0)");
+      case ASSET -> out.asset("res_type");
+      case WEBSOCKET -> out.sql("(websocket = 1)");
+    }
   }
 
   @Override

@@ -29,6 +29,11 @@ final class Not extends Filter {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    out.not(operand);
+  }
+
+  @Override
   void print(StringBuilder out) {
     out.append('!');
     Printing.operand(out, operand, precedence());

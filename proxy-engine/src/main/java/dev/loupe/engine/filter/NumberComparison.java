@@ -76,6 +76,18 @@ final class NumberComparison extends Comparison {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    String column = switch (quantity) {
+      case STATUS -> "status";
+      case PORT -> "port";
+      case SIZE -> "res_size";
+      case REQUEST_SIZE -> "req_size";
+      case DURATION -> "duration";
+    };
+    out.present(column).sql(column + " " + FilterSql.Builder.sqlOp(op) + " ").arg(value).sql(")");
+  }
+
+  @Override
   public boolean test(Flow flow) {
     long actual = quantity.of(flow);
     return actual != Quantity.ABSENT && op.holds(actual, value);

@@ -63,6 +63,11 @@ final class Or extends Filter {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    out.join(List.of(operands), "OR");
+  }
+
+  @Override
   void print(StringBuilder out) {
     Printing.join(out, operands, " | ", precedence());
   }

@@ -36,6 +36,31 @@ final class ProtocolComparison extends Comparison {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    String client = leg == Leg.SERVER ? null : "client_proto";
+    String server = leg == Leg.CLIENT ? null : "server_proto";
+    out.sql("((");
+    out.sql(client == null ? "0" : client + " IS NOT NULL").sql(" OR ").sql(server == null ? "0" : server + " IS NOT NULL");
+    out.sql(") AND (");
+    if (client != null) {
+      out.sql("COALESCE(");
+      out.covers(client, protocol);
+      out.sql(", 0)");
+    } else {
+      out.sql("0");
+    }
+    out.sql(" OR ");
+    if (server != null) {
+      out.sql("COALESCE(");
+      out.covers(server, protocol);
+      out.sql(", 0)");
+    } else {
+      out.sql("0");
+    }
+    out.sql(") = " + (op == Op.EQ ? 1 : 0) + ")");
+  }
+
+  @Override
   public boolean test(Flow flow) {
     String client = leg == Leg.SERVER ? null : flow.clientProtocol();
     String server = leg == Leg.CLIENT ? null : flow.serverProtocol();

@@ -10,7 +10,7 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * A case-insensitive regex searched (not anchored) in one part of the request or response head:
- * {@code ~u ~d ~m ~h ~hq ~hs ~t ~tq ~ts}. Each thread reuses its own {@link Matcher}, and URLs and
+ * {@code ~u ~d ~m ~h ~hq ~hs ~t ~tq ~ts}, and {@code ~client} (the launched client a flow came from). Each thread reuses its own {@link Matcher}, and URLs and
  * header lines are presented as views, so a test allocates nothing once warm. A regex without
  * metacharacters is searched by {@link Literal} instead.
  */
@@ -34,7 +34,9 @@ final class RegexAtom extends Filter {
     /** {@code ~tq}: the request's Content-Type. */
     REQUEST_CONTENT_TYPE("tq"),
     /** {@code ~ts}: the response's Content-Type. */
-    RESPONSE_CONTENT_TYPE("ts");
+    RESPONSE_CONTENT_TYPE("ts"),
+    /** {@code ~client}: the label of the client Loupe launched that sent the flow ({@link Flow#client()}). */
+    CLIENT("client");
 
     final String code;
 
@@ -78,13 +80,14 @@ final class RegexAtom extends Filter {
       case CONTENT_TYPE -> (request != null && contentType(request.headers())) || contentType(responseHeaders(flow));
       case REQUEST_CONTENT_TYPE -> request != null && contentType(request.headers());
       case RESPONSE_CONTENT_TYPE -> contentType(responseHeaders(flow));
+      case CLIENT -> flow.client() != null && find(flow.client());
     };
   }
 
   @Override
   Tri decide(Flow flow) {
     return switch (target) {
-      case URL, DOMAIN, METHOD, REQUEST_HEADER, REQUEST_CONTENT_TYPE -> Tri.of(test(flow));
+      case URL, DOMAIN, METHOD, REQUEST_HEADER, REQUEST_CONTENT_TYPE, CLIENT -> Tri.of(test(flow));
       case HEADER, CONTENT_TYPE -> test(flow) ? Tri.YES : Tri.MAYBE; // the response may still match
       case RESPONSE_HEADER, RESPONSE_CONTENT_TYPE -> Tri.MAYBE;
     };
@@ -144,6 +147,26 @@ final class RegexAtom extends Filter {
       out.append(request.target());
     }
     return out;
+  }
+
+  @Override
+  void sql(FilterSql.Builder out) {
+    switch (target) {
+      case URL -> out.find("url", regex);
+      case DOMAIN -> out.find("host", regex);
+      case METHOD -> out.find("method", regex);
+      case REQUEST_CONTENT_TYPE -> out.find("req_type", regex);
+      case RESPONSE_CONTENT_TYPE -> out.find("res_type", regex);
+      case CONTENT_TYPE -> {
+        out.sql("(");
+        out.find("req_type", regex);
+        out.sql(" OR ");
+        out.find("res_type", regex);
+        out.sql(")");
+      }
+      case CLIENT -> out.find("client", regex);
+      case HEADER, REQUEST_HEADER, RESPONSE_HEADER -> out.inexact();
+    }
   }
 
   @Override

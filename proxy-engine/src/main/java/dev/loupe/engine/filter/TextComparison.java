@@ -32,6 +32,18 @@ final class TextComparison extends Comparison {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    String column = field == Field.METHOD ? "method" : "host";
+    if (op == Op.NE) {
+      out.sql("(" + column + " IS NOT NULL AND NOT ");
+      out.equalsIgnoreCase(column, value);
+      out.sql(")");
+    } else {
+      out.equalsIgnoreCase(column, value);
+    }
+  }
+
+  @Override
   public boolean test(Flow flow) {
     RequestHead request = flow.request();
     if (request == null) {

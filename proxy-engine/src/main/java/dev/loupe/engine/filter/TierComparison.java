@@ -13,6 +13,11 @@ final class TierComparison extends Comparison {
   }
 
   @Override
+  void sql(FilterSql.Builder out) {
+    out.sql("(tier " + (op == Op.EQ ? "=" : "!=") + " ").arg(tier.name()).sql(")");
+  }
+
+  @Override
   public boolean test(Flow flow) {
     return (flow.tier() == tier) == (op == Op.EQ);
   }

@@ -46,12 +46,14 @@ public final class Flow {
   private volatile String serverQuicConnectionId;
   private volatile String http3Status;
   private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
+  private final List<String> notes = new CopyOnWriteArrayList<>();
   private volatile RequestHead originalRequest;
   private volatile Body originalRequestBody;
   private volatile ResponseHead originalResponse;
   private volatile Body originalResponseBody;
   private volatile Paused paused;
   private volatile long replayOf = -1;
+  private volatile String client;
 
   /** Where a flow waits at a breakpoint (see {@link #paused()}). */
   public enum Paused { REQUEST, RESPONSE }
@@ -143,6 +145,8 @@ public final class Flow {
    * {@code breakpoint (request): edited} and the like for user edits. Empty for untouched flows.
    */
   public List<String> modifiedBy() { return modifiedBy; }
+  /** Problems met along the way that did not fail the flow (a plugin hook that threw or hung). */
+  public List<String> notes() { return notes; }
 
   /** The request as the client sent it, when a rule or breakpoint changed it; else null ({@link #request()} is both). */
   public RequestHead originalRequest() { return originalRequest; }
@@ -162,6 +166,12 @@ public final class Flow {
   /** The id of the flow this one replays, or -1. */
   public long replayOf() { return replayOf; }
 
+  /**
+   * Which client Loupe launched sent this flow (a browser or terminal started from Loupe, e.g.
+   * {@code Chromium}), or null for any other client. Set once, before the flow is published.
+   */
+  public String client() { return client; }
+
   // ---- engine side -------------------------------------------------------------------------
 
   public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
@@ -180,17 +190,26 @@ public final class Flow {
 
   public void http3Status(String s) { http3Status = s; }
 
-  public void clientConnection(ConnectionInfo c) { clientConnection = c; }
+  /** Records the client connection; a flow arriving at a launched client's listener takes its label. */
+  public void clientConnection(ConnectionInfo c) {
+    clientConnection = c;
+    if (client == null && c != null) {
+      client = ClientLabels.of(c.localAddress());
+    }
+  }
 
   public void serverConnection(ConnectionInfo c) { serverConnection = c; }
 
   public void request(RequestHead r) { request = r; }
 
   public void modifiedBy(String what) { modifiedBy.add(Objects.requireNonNull(what, "what")); }
+  public void note(String what) { notes.add(Objects.requireNonNull(what, "what")); }
 
   public void paused(Paused p) { paused = p; }
 
   public void replayOf(long id) { replayOf = id; }
+
+  public void client(String label) { client = label; }
 
   /**
    * Records that the request sent upstream differs from what the client sent: the first call keeps

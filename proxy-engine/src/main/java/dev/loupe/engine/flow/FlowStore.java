@@ -84,6 +84,14 @@ public final class FlowStore {
   }
 
   /**
+   * Makes every id handed out from now on larger than {@code lastId} (a session opened from a file
+   * already holds flows up to it), so flows recorded into that session keep one id space.
+   */
+  public void continueAfter(long lastId) {
+    nextId.accumulateAndGet(lastId + 1, Math::max);
+  }
+
+  /**
    * Records {@code flow}, unless capture is {@linkplain #capturing(boolean) paused}: then the flow
    * is relayed as usual but not kept or published (nor are its updates).
    */
@@ -158,6 +166,20 @@ public final class FlowStore {
 
   private static long bodyHeap(Flow flow) {
     return flow.requestBody().memoryFootprint() + flow.responseBody().memoryFootprint();
+  }
+
+  /**
+   * Stops holding the completed {@code flow} (a session store has saved it and reads it back from
+   * disk): it leaves {@link #get}, {@link #snapshot} and the memory budget, and no more events are
+   * published for it. Its bodies are left as they are (whoever still holds the flow may read them).
+   */
+  public void forget(Flow flow) {
+    if (flows.remove(flow.id(), flow)) {
+      order.remove(flow);
+      if (resident.remove(flow)) {
+        heapBytes.addAndGet(-bodyHeap(flow));
+      }
+    }
   }
 
   public Flow get(long id) {

@@ -32,6 +32,18 @@ public final class Timings {
 
   public long requestStartNanos() { return requestStart; }
   public long responseEndNanos() { return responseEnd; }
+  // The raw readings, so a saved session keeps every moment (a session file stores them as they are).
+  public long dnsStartNanos() { return dnsStart; }
+  public long dnsEndNanos() { return dnsEnd; }
+  public long connectStartNanos() { return connectStart; }
+  public long connectEndNanos() { return connectEnd; }
+  public long tlsStartNanos() { return tlsStart; }
+  public long tlsEndNanos() { return tlsEnd; }
+  public long sendStartNanos() { return sendStart; }
+  public long sendEndNanos() { return sendEnd; }
+  public long responseStartNanos() { return responseStart; }
+  /** When a flow that ended without a response end failed (0 otherwise). */
+  public long failedAtNanos() { return failedAt; }
 
   private static double ms(long from, long to) {
     if (from == 0 || to == 0 || to - from < 0) { // nanoTime readings compare by difference only

@@ -38,7 +38,21 @@ public final class InterceptService implements AutoCloseable {
   });
   private volatile Duration pauseTimeout = Duration.ZERO;
 
-  public InterceptService() {}
+  private final PluginHost plugins;
+
+  public InterceptService() {
+    this(null);
+  }
+
+  /** @param pluginData where plugins keep their files ({@code CONFDIR/plugin-data}), or null */
+  public InterceptService(java.nio.file.Path pluginData) {
+    this.plugins = new PluginHost(pluginData);
+  }
+
+  /** The session's plugins (they outlive proxy restarts, like the rules). */
+  public PluginHost plugins() {
+    return plugins;
+  }
 
   public InterceptList<Rule> rules() {
     return rules;
@@ -116,7 +130,7 @@ public final class InterceptService implements AutoCloseable {
         }
       }
     }
-    return false;
+    return plugins.wants(flow);
   }
 
   /** The first enabled breakpoint for {@code phase} whose filter matches {@code flow}, or null. */
@@ -163,6 +177,7 @@ public final class InterceptService implements AutoCloseable {
   /** Releases every pause and stops the timeout timer. */
   @Override
   public void close() {
+    plugins.close();
     releaseAll();
     timer.shutdownNow();
   }

@@ -9,7 +9,8 @@ import java.util.concurrent.CompletionStage;
  * and carries out the outcomes. Made by {@link InterceptService#begin}.
  *
  * <p>Rules apply in list order, each recorded on the flow as {@code rule "NAME"}; then the first
- * matching breakpoint pauses the flow. Request-side actions: Map Local, Map Remote, Rewrite (request
+ * matching breakpoint pauses the flow; plugins that intercept the flow run between the two
+ * ({@link PluginHost}). Request-side actions: Map Local, Map Remote, Rewrite (request
  * ops), Block, Throttle (the first matching one counts). Response side: Rewrite (response ops).
  * A Map Local or Block answer and a breakpoint's "answer now" still go through the response side.
  */
@@ -72,12 +73,15 @@ public final class Interception {
         }
       }
     }
-    if (service.breakpointFor(flow, Flow.Paused.REQUEST) != null) {
-      PausedFlow p = service.pause(flow, Flow.Paused.REQUEST, d, null);
+    return service.plugins().request(flow, d).thenCompose(outcome -> {
+      if (!(outcome instanceof RequestOutcome.Forward fw)
+          || service.breakpointFor(flow, Flow.Paused.REQUEST) == null) {
+        return CompletableFuture.completedFuture(outcome);
+      }
+      PausedFlow p = service.pause(flow, Flow.Paused.REQUEST, fw.request(), null);
       pause = p;
       return p.decision().thenApply(o -> (RequestOutcome) o);
-    }
-    return CompletableFuture.completedFuture(new RequestOutcome.Forward(d));
+    });
   }
 
   /**
@@ -99,12 +103,15 @@ public final class Interception {
         }
       }
     }
-    if (service.breakpointFor(flow, Flow.Paused.RESPONSE) != null) {
-      PausedFlow p = service.pause(flow, Flow.Paused.RESPONSE, sent, d);
+    return service.plugins().response(flow, sent, d).thenCompose(outcome -> {
+      if (!(outcome instanceof ResponseOutcome.Deliver dl)
+          || service.breakpointFor(flow, Flow.Paused.RESPONSE) == null) {
+        return CompletableFuture.completedFuture(outcome);
+      }
+      PausedFlow p = service.pause(flow, Flow.Paused.RESPONSE, sent, dl.response());
       pause = p;
       return p.decision().thenApply(o -> (ResponseOutcome) o);
-    }
-    return CompletableFuture.completedFuture(new ResponseOutcome.Deliver(d));
+    });
   }
 
   /** The client left: a pending pause ends without an outcome (its stage never completes). */

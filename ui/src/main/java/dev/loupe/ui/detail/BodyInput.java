@@ -15,19 +15,20 @@ import java.io.ByteArrayInputStream;
  * @param complete        whether the body has ended
  * @param contentType     the {@code Content-Type} value, or null
  * @param contentEncoding the {@code Content-Encoding} value, or null
+ * @param headers         the message's header fields (what plugin content views are given)
  */
 public record BodyInput(ContentDecoder.Source source, long wireSize, long capturedSize, boolean captureTruncated,
-    boolean complete, String contentType, String contentEncoding) {
+    boolean complete, String contentType, String contentEncoding, Headers headers) {
 
   /** A captured message body with the head that announced it. */
   public static BodyInput of(Body body, Headers headers) {
     return new BodyInput(body::openStream, body.size(), body.capturedSize(), body.truncated(), body.isComplete(),
-        headers.get("content-type"), headers.get("content-encoding"));
+        headers.get("content-type"), headers.get("content-encoding"), headers);
   }
 
   /** Bytes in hand (a WebSocket message, a multipart part). */
   public static BodyInput of(byte[] bytes, long wireSize, String contentType) {
     return new BodyInput(() -> new ByteArrayInputStream(bytes), wireSize, bytes.length, bytes.length < wireSize,
-        true, contentType, null);
+        true, contentType, null, contentType == null ? Headers.EMPTY : Headers.of("Content-Type", contentType));
   }
 }

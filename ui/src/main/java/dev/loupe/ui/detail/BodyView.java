@@ -1,5 +1,6 @@
 package dev.loupe.ui.detail;
 
+import dev.loupe.spi.ContentView;
 import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
 import dev.loupe.ui.flows.FlowRow;
 import java.io.ByteArrayInputStream;
@@ -50,7 +51,10 @@ public final class BodyView {
   private final CodeView partContent;
   private final SplitPane multipart;
   private final StackPane viewers = new StackPane();
+  private final TreeView<ContentView.Node> pluginTree = new TreeView<>();
+  private final TableView<List<String>> pluginTable = new TableView<>();
   private long imageGeneration;
+  private boolean syncingChooser;
 
   public BodyView(BodyViewModel vm, String id, Executor imageDecoder) {
     this.vm = vm;
@@ -91,12 +95,38 @@ public final class BodyView {
     multipart = new SplitPane(parts, partContent.node());
     multipart.setOrientation(Orientation.VERTICAL);
     multipart.setDividerPositions(0.4);
-    viewers.getChildren().addAll(code.node(), json, new BorderPane(image, null, null, imageInfo, null), form, multipart);
+    pluginTree.setId(id + "-plugin-tree");
+    pluginTree.setCellFactory(tv -> new javafx.scene.control.TreeCell<>() {
+      @Override
+      protected void updateItem(ContentView.Node item, boolean empty) {
+        super.updateItem(item, empty);
+        setText(empty || item == null ? null : item.label());
+      }
+    });
+    pluginTable.setId(id + "-plugin-table");
+    viewers.getChildren().addAll(code.node(), json, new BorderPane(image, null, null, imageInfo, null), form, multipart,
+        pluginTree, pluginTable);
 
-    ChoiceBox<ViewerMode> chooser = new ChoiceBox<>();
+    // The chooser offers the built-in viewers and the plugin views that accept this body.
+    ChoiceBox<ViewerOption> chooser = new ChoiceBox<>(vm.choices());
     chooser.setId(id + "-mode");
-    chooser.getItems().setAll(ViewerMode.values());
-    chooser.valueProperty().bindBidirectional(vm.modeProperty());
+    Runnable showChoice = () -> {
+      syncingChooser = true;
+      try {
+        chooser.setValue(vm.choice());
+      } finally {
+        syncingChooser = false;
+      }
+    };
+    chooser.valueProperty().addListener((o, was, now) -> {
+      if (!syncingChooser && now != null) {
+        vm.choose(now);
+      }
+    });
+    vm.modeProperty().addListener((o, was, now) -> showChoice.run());
+    vm.pluginViewProperty().addListener((o, was, now) -> showChoice.run());
+    vm.choices().addListener((javafx.collections.ListChangeListener<ViewerOption>) c -> showChoice.run());
+    showChoice.run();
     Label note = new Label();
     note.setId(id + "-note");
     note.getStyleClass().add("body-note");
@@ -114,6 +144,10 @@ public final class BodyView {
     vm.shownProperty().addListener((o, was, now) -> showViewer());
     vm.treeProperty().addListener((o, was, now) -> showTree(now));
     vm.imageProperty().addListener((o, was, now) -> showImage(now));
+    vm.pluginResultProperty().addListener((o, was, now) -> {
+      showPlugin(now);
+      showViewer();
+    });
     showViewer();
     showText();
     showTree(vm.treeProperty().get());
@@ -131,16 +165,49 @@ public final class BodyView {
 
   private void showViewer() {
     ViewerMode m = vm.shownProperty().get();
+    ContentView.View plugin = vm.pluginResultProperty().get();
     Node visible = switch (m) {
       case JSON -> json;
       case IMAGE -> viewers.getChildren().get(2);
       case FORM -> form;
       case MULTIPART -> multipart;
+      case PLUGIN -> plugin instanceof ContentView.Tree ? pluginTree
+          : plugin instanceof ContentView.Table ? pluginTable : code.node();
       default -> code.node();
     };
     for (Node n : viewers.getChildren()) {
       n.setVisible(n == visible);
     }
+  }
+
+  /** A plugin view's tree (expanded two levels) or table. */
+  private void showPlugin(ContentView.View v) {
+    pluginTree.setRoot(null);
+    pluginTable.getColumns().clear();
+    pluginTable.getItems().clear();
+    if (v instanceof ContentView.Tree t) {
+      TreeItem<ContentView.Node> rootItem = item(t.root(), 0);
+      pluginTree.setRoot(rootItem);
+      pluginTree.setShowRoot(true);
+    } else if (v instanceof ContentView.Table t) {
+      for (int i = 0; i < t.columns().size(); i++) {
+        int col = i;
+        TableColumn<List<String>, String> c = new TableColumn<>(t.columns().get(i));
+        c.setPrefWidth(Math.max(80, 700.0 / Math.max(1, t.columns().size())));
+        c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(col < cd.getValue().size() ? cd.getValue().get(col) : ""));
+        pluginTable.getColumns().add(c);
+      }
+      pluginTable.getItems().setAll(t.rows());
+    }
+  }
+
+  private static TreeItem<ContentView.Node> item(ContentView.Node n, int depth) {
+    TreeItem<ContentView.Node> it = new TreeItem<>(n);
+    it.setExpanded(depth < 2);
+    for (ContentView.Node c : n.children()) {
+      it.getChildren().add(item(c, depth + 1));
+    }
+    return it;
   }
 
   private void showTree(JsonTreeNode node) {

@@ -1,5 +1,6 @@
 package dev.loupe.ui.detail;
 
+import dev.loupe.spi.ContentView;
 import dev.loupe.ui.common.FxThread;
 import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
 import java.io.IOException;
@@ -38,9 +39,16 @@ public final class BodyViewModel {
   private final ReadOnlyObjectWrapper<byte[]> image = new ReadOnlyObjectWrapper<>(this, "image");
   private final ObservableList<FormUrlEncoded.Param> form = FXCollections.observableArrayList();
   private final ObservableList<Multipart.Part> parts = FXCollections.observableArrayList();
+  private final ObjectProperty<ContentView> pluginView = new SimpleObjectProperty<>(this, "pluginView");
+  private final ReadOnlyObjectWrapper<ContentView.View> pluginResult = new ReadOnlyObjectWrapper<>(this, "pluginResult");
+  private final ObservableList<ViewerOption> choices = FXCollections.observableArrayList(builtIns());
+  /** The plugin content views to offer (asked on each load, on the background thread). */
+  private volatile java.util.function.Supplier<List<ContentView>> contentViews = List::of;
   /** Bumped by every load, mode change and clear; a result carrying an older number is dropped. */
   private long generation;
   private BodyInput input;
+  /** The plugin views that accepted {@link #input} (UI thread). */
+  private List<ContentView> offered = List.of();
   /** The decoded body of {@link #input}, once known (UI thread). */
   private DecodedBody decoded;
   private boolean applyingMode;
@@ -53,6 +61,21 @@ public final class BodyViewModel {
         rerender();
       }
     });
+    pluginView.addListener((o, was, now) -> {
+      if (!applyingMode && input != null) {
+        rerender();
+      }
+    });
+  }
+
+  private static List<ViewerOption> builtIns() {
+    return java.util.Arrays.stream(ViewerMode.values()).filter(m -> m != ViewerMode.PLUGIN).map(ViewerOption::of)
+        .toList();
+  }
+
+  /** Where the plugin content views come from (the session's registry); none by default. */
+  public void contentViews(java.util.function.Supplier<List<ContentView>> views) {
+    this.contentViews = views;
   }
 
   /** Shows {@code in}, keeping the chosen viewer. */
@@ -62,6 +85,8 @@ public final class BodyViewModel {
     decoded = null;
     loading.set(true);
     ViewerMode requested = mode.get();
+    ContentView plugin = pluginView.get();
+    java.util.function.Supplier<List<ContentView>> views = contentViews;
     background.submit(() -> {
       DecodedBody d;
       try {
@@ -70,14 +95,28 @@ public final class BodyViewModel {
         d = new DecodedBody(new byte[0], List.of(), false, "could not read the body: " + e.getMessage());
       }
       DecodedBody body = d;
-      BodyRendering r = BodyRendering.render(in, body, requested);
+      List<ContentView> accepting = PluginViews.accepting(views.get(), in.headers(), body.bytes());
+      Rendered r = render(in, body, requested, plugin, accepting);
       fx.post(() -> {
         if (gen == generation) {
           decoded = body;
+          offered = accepting;
           apply(r);
         }
       });
     });
+  }
+
+  /** A rendering and the plugin view's result (null unless a plugin view rendered it). */
+  private record Rendered(BodyRendering rendering, ContentView.View view, List<ContentView> offered) {}
+
+  private static Rendered render(BodyInput in, DecodedBody body, ViewerMode requested, ContentView plugin,
+      List<ContentView> accepting) {
+    if (plugin != null && accepting.contains(plugin)) {
+      PluginViews.Rendered p = PluginViews.render(plugin, in, body);
+      return new Rendered(p.rendering(), p.view(), accepting);
+    }
+    return new Rendered(BodyRendering.render(in, body, requested), null, accepting);
   }
 
   /** Shows {@code in} with the viewer reset to {@link ViewerMode#AUTO}. */
@@ -85,6 +124,7 @@ public final class BodyViewModel {
     applyingMode = true;
     try {
       mode.set(ViewerMode.AUTO);
+      pluginView.set(null);
     } finally {
       applyingMode = false;
     }
@@ -96,8 +136,10 @@ public final class BodyViewModel {
     generation++;
     input = null;
     decoded = null;
+    offered = List.of();
     loading.set(false);
-    apply(new BodyRendering(ViewerMode.TEXT, ViewerMode.TEXT, "", List.of(), null, null, List.of(), List.of(), ""));
+    apply(new Rendered(new BodyRendering(ViewerMode.TEXT, ViewerMode.TEXT, "", List.of(), null, null, List.of(),
+        List.of(), ""), null, List.of()));
   }
 
   private void rerender() {
@@ -109,9 +151,11 @@ public final class BodyViewModel {
     long gen = ++generation;
     BodyInput in = input;
     ViewerMode requested = mode.get();
+    ContentView plugin = pluginView.get();
+    List<ContentView> accepting = offered;
     loading.set(true);
     background.submit(() -> {
-      BodyRendering r = BodyRendering.render(in, d, requested);
+      Rendered r = render(in, d, requested, plugin, accepting);
       fx.post(() -> {
         if (gen == generation) {
           apply(r);
@@ -120,7 +164,14 @@ public final class BodyViewModel {
     });
   }
 
-  private void apply(BodyRendering r) {
+  private void apply(Rendered rendered) {
+    BodyRendering r = rendered.rendering();
+    List<ViewerOption> next = new java.util.ArrayList<>(builtIns());
+    rendered.offered().forEach(v -> next.add(ViewerOption.of(v)));
+    if (!next.equals(choices)) {
+      choices.setAll(next);
+    }
+    pluginResult.set(rendered.view());
     shown.set(r.mode());
     auto.set(r.auto());
     note.set(r.note());
@@ -136,6 +187,58 @@ public final class BodyViewModel {
   /** The viewer the user picked; {@link ViewerMode#AUTO} follows the content type. */
   public ObjectProperty<ViewerMode> modeProperty() {
     return mode;
+  }
+
+  /**
+   * The plugin content view the user picked (null: the built-in viewer of {@link #modeProperty()}).
+   * A view that does not accept the next body shown falls back to the built-in choice.
+   */
+  public ObjectProperty<ContentView> pluginViewProperty() {
+    return pluginView;
+  }
+
+  /** What the chooser offers: the built-in viewers, then the plugin views that accept this body. */
+  public ObservableList<ViewerOption> choices() {
+    return FXCollections.unmodifiableObservableList(choices);
+  }
+
+  /** The chooser's current entry. */
+  public ViewerOption choice() {
+    ContentView p = pluginView.get();
+    return p != null && offered.contains(p) ? ViewerOption.of(p) : ViewerOption.of(mode.get());
+  }
+
+  /** Picks {@code option} (a built-in viewer, or a plugin view). */
+  public void choose(ViewerOption option) {
+    if (option == null) {
+      return;
+    }
+    if (option.view() != null) {
+      pluginView.set(option.view());
+    } else {
+      applyingMode = true;
+      try {
+        pluginView.set(null);
+      } finally {
+        applyingMode = false;
+      }
+      if (mode.get() == option.mode()) {
+        rerenderIfShown();
+      } else {
+        mode.set(option.mode());
+      }
+    }
+  }
+
+  private void rerenderIfShown() {
+    if (input != null) {
+      rerender();
+    }
+  }
+
+  /** What the plugin view made (text, tree or table), or null when no plugin view is shown. */
+  public ReadOnlyObjectProperty<ContentView.View> pluginResultProperty() {
+    return pluginResult.getReadOnlyProperty();
   }
 
   /** The viewer in use (never AUTO): what the view shows. */

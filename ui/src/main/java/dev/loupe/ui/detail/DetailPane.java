@@ -94,8 +94,18 @@ public final class DetailPane {
     replayOf.visibleProperty().bind(vm.replayOfProperty().isNotEmpty());
     replayOf.managedProperty().bind(replayOf.visibleProperty());
 
+    Label notes = new Label();
+    notes.setId("detail-notes");
+    notes.getStyleClass().add("notes-banner");
+    notes.setWrapText(true);
+    notes.setMaxWidth(Double.MAX_VALUE);
+    notes.setStyle("-fx-text-fill: #b35c00; -fx-padding: 2 8 2 8;");
+    notes.textProperty().bind(vm.notesProperty());
+    notes.visibleProperty().bind(vm.notesProperty().isNotEmpty());
+    notes.managedProperty().bind(notes.visibleProperty());
+
     BorderPane content = new BorderPane(tabs);
-    content.setTop(new VBox(title, modifiedBanner, replayOf));
+    content.setTop(new VBox(title, modifiedBanner, notes, replayOf));
     Label hint = new Label("Select a flow to see its request, response, connection and timing");
     hint.getStyleClass().add("detail-hint");
     root.getChildren().setAll(vm.flowProperty().get() == null ? hint : content);

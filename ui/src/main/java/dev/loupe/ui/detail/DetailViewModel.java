@@ -64,6 +64,7 @@ public final class DetailViewModel implements AutoCloseable {
   private final BodyViewModel messageBody;
   private final ReadOnlyStringWrapper modifiedBy = new ReadOnlyStringWrapper(this, "modifiedBy", "");
   private final ReadOnlyStringWrapper replayOf = new ReadOnlyStringWrapper(this, "replayOf", "");
+  private final ReadOnlyStringWrapper notes = new ReadOnlyStringWrapper(this, "notes", "");
   private final DiffViewModel originalVsModified;
   private Object shownKey;
   private Object diffKey;
@@ -105,7 +106,7 @@ public final class DetailViewModel implements AutoCloseable {
         f.requestBody().size(), f.responseBody().size(), f.requestTrailers(), f.responseTrailers(),
         f.informationalResponses().size(), f.webSocketMessages().size(), f.clientConnection(), f.serverConnection(),
         f.clientProtocol(), f.serverProtocol(), f.error(), f.webSocketCloseCode(), f.tunnelBytesClientToServer(),
-        f.tunnelBytesServerToClient(), f.modifiedBy().size(), f.replayOf(), f.originalRequest(),
+        f.tunnelBytesServerToClient(), f.modifiedBy().size(), f.notes().size(), f.replayOf(), f.originalRequest(),
         f.originalResponse(), f.paused());
     if (!fresh && key.equals(shownKey)) {
       return;
@@ -127,6 +128,7 @@ public final class DetailViewModel implements AutoCloseable {
   private void updateModified(Flow f) {
     List<String> by = List.copyOf(f.modifiedBy());
     modifiedBy.set(modifiedByText(by));
+    notes.set(String.join("\n", f.notes()));
     replayOf.set(f.replayOf() < 0 ? "" : "Replay of #" + f.replayOf());
     if (by.isEmpty()) {
       if (diffKey != null) {
@@ -174,6 +176,7 @@ public final class DetailViewModel implements AutoCloseable {
     selectedMessage.set(null);
     messageBody.clear();
     modifiedBy.set("");
+    notes.set("");
     replayOf.set("");
     diffKey = null;
     originalVsModified.clear();
@@ -233,6 +236,9 @@ public final class DetailViewModel implements AutoCloseable {
     }
     if (!f.modifiedBy().isEmpty()) {
       rows.add(InfoRow.of("Modified by", String.join(", ", new java.util.LinkedHashSet<>(f.modifiedBy()))));
+    }
+    for (String note : f.notes()) {
+      rows.add(InfoRow.of("Note", note));
     }
     rows.add(InfoRow.of("Client protocol", f.clientProtocol() == null ? null
         : f.clientProtocol() + streamId(f.clientStreamId())));
@@ -384,6 +390,21 @@ public final class DetailViewModel implements AutoCloseable {
    * {@code Modified by: rule "X", breakpoint: request edited} when a rule or breakpoint changed the
    * flow; empty otherwise.
    */
+  /**
+   * Problems met along the way that did not fail the flow (a plugin hook that threw or hung), one
+   * per line; empty when none.
+   */
+  public ReadOnlyStringProperty notesProperty() {
+    return notes.getReadOnlyProperty();
+  }
+
+  /** Where the body viewers get plugin content views from (the session's registry). */
+  public void contentViews(java.util.function.Supplier<List<dev.loupe.spi.ContentView>> views) {
+    request.body().contentViews(views);
+    response.body().contentViews(views);
+    messageBody.contentViews(views);
+  }
+
   public ReadOnlyStringProperty modifiedByProperty() {
     return modifiedBy.getReadOnlyProperty();
   }

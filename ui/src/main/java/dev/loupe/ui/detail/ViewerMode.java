@@ -8,7 +8,9 @@ public enum ViewerMode {
   HEX("Hex"),
   IMAGE("Image"),
   FORM("Form"),
-  MULTIPART("Multipart");
+  MULTIPART("Multipart"),
+  /** A plugin's content view ({@link BodyViewModel#pluginViewProperty()} says which). */
+  PLUGIN("Plugin view");
 
   private final String label;
 

@@ -76,6 +76,19 @@ public final class SettingsFile {
         t, pauseTimeout(root.path("pauseTimeoutSeconds").asInt(d.pauseTimeoutSeconds())));
   }
 
+  /** The {@code "plugins"} object of the file as it is, or null (none, or a file that does not parse). */
+  private JsonNode keptPlugins() {
+    if (!Files.exists(file)) {
+      return null;
+    }
+    try {
+      JsonNode old = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
+      return old == null ? null : old.get("plugins");
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   private int pauseTimeout(int seconds) throws IOException {
     if (seconds < 0 || seconds > Settings.MAX_PAUSE_TIMEOUT_SECONDS) {
       throw new IOException(file + ": pauseTimeoutSeconds must be 0.." + Settings.MAX_PAUSE_TIMEOUT_SECONDS);
@@ -83,8 +96,13 @@ public final class SettingsFile {
     return seconds;
   }
 
+  /** Writes {@code s}, keeping what others keep in the file (the plugins' {@code "plugins"} object). */
   public void save(Settings s) throws IOException {
     ObjectNode root = JSON.createObjectNode();
+    JsonNode plugins = keptPlugins();
+    if (plugins != null) {
+      root.set("plugins", plugins);
+    }
     root.put("listen", s.listen());
     ArrayNode hosts = root.putArray("ignoreHosts");
     s.ignoreHosts().forEach(hosts::add);

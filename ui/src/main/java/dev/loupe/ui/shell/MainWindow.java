@@ -16,6 +16,7 @@ import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsDialog;
 import dev.loupe.ui.settings.SettingsFile;
 import dev.loupe.ui.settings.SettingsViewModel;
+import dev.loupe.ui.status.AgentActivity;
 import dev.loupe.ui.status.Sparkline;
 import dev.loupe.ui.status.StatusViewModel;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -81,6 +82,7 @@ public final class MainWindow implements AutoCloseable {
   private final FlowListViewModel flows;
   private final DesktopContext ctx;
   private final StatusViewModel status;
+  private final AgentActivity agents;
   private final HarExportViewModel export = new HarExportViewModel(Platform::runLater);
   private final FlowTableView table;
   private final SplitPane split;
@@ -93,6 +95,7 @@ public final class MainWindow implements AutoCloseable {
   private final InterceptControls intercept;
   private Settings settings;
   private Scene scene;
+  private dev.loupe.ui.plugins.PluginsWindow pluginsWindow;
   /** Asks where to save (title, suggested name) → file or null; a file chooser unless a test replaces it. */
   private BiFunction<String, String, Path> saveChooser = this::chooseSaveFile;
 
@@ -102,6 +105,7 @@ public final class MainWindow implements AutoCloseable {
     this.settings = ctx.settings();
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
+    this.agents = new AgentActivity(ctx.agentActivity(), Platform::runLater);
     this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
@@ -135,10 +139,16 @@ public final class MainWindow implements AutoCloseable {
     Button settingsButton = new Button("Settings…");
     settingsButton.setId("settings");
     settingsButton.setOnAction(e -> openSettings());
+    Button pluginsButton = new Button("Plugins…");
+    pluginsButton.setId("plugins");
+    pluginsButton.setTooltip(new Tooltip("The loaded plugins: switch them, see their errors, reload scripts and jars"));
+    pluginsButton.setOnAction(e -> pluginsWindow().show());
 
     ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), systemProxy, trust,
-        new Separator(Orientation.VERTICAL), exportMenu, settingsButton);
+        new Separator(Orientation.VERTICAL), exportMenu, settingsButton, pluginsButton);
     toolbar.setId("toolbar");
+    toolbar.getItems().add(new Separator(Orientation.VERTICAL));
+    toolbar.getItems().addAll(connectControls(ctx.connect()).toolbarItems());
     toolbar.getItems().addAll(intercept.toolbarItems());
 
     CustomTextField filter = (CustomTextField) TextFields.createClearableTextField();
@@ -166,6 +176,7 @@ public final class MainWindow implements AutoCloseable {
     // The selected flow's detail below the table; refreshed when the table's rows change (a flow in
     // flight gets its response, more body), which the detail view model skips when nothing changed.
     detail = new DetailViewModel(Platform::runLater);
+    detail.contentViews(ctx.plugins()::contentViews);
     detailArea.getChildren().add(new DetailPane(detail).node());
     detailArea.setId("detail-area");
     table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> detail.show(row == null ? null : row.flow()));
@@ -190,6 +201,20 @@ public final class MainWindow implements AutoCloseable {
         compose.install(s);
       }
     });
+  }
+
+  /** The Plugins window, made on first use; its model follows the registry while the window lives. */
+  public dev.loupe.ui.plugins.PluginsWindow pluginsWindow() {
+    if (pluginsWindow == null) {
+      java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "loupe-ui-plugins");
+        t.setDaemon(true);
+        return t;
+      });
+      pluginsWindow = new dev.loupe.ui.plugins.PluginsWindow(window(),
+          new dev.loupe.ui.plugins.PluginsViewModel(ctx.plugins(), Platform::runLater, worker));
+    }
+    return pluginsWindow;
   }
 
   /**
@@ -228,6 +253,18 @@ public final class MainWindow implements AutoCloseable {
     return toggle;
   }
 
+  /** Open browser ▾, Terminal ▾, Remote devices… (actions on a daemon thread of their own). */
+  private dev.loupe.ui.connect.ConnectControls connectControls(dev.loupe.ui.connect.ConnectPort port) {
+    java.util.concurrent.Executor background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "loupe-connect");
+      t.setDaemon(true);
+      return t;
+    });
+    dev.loupe.ui.connect.ConnectViewModel vm = new dev.loupe.ui.connect.ConnectViewModel(port, Platform::runLater,
+        background, notice::set, text -> copy(List.of(text), ""));
+    return new dev.loupe.ui.connect.ConnectControls(vm, port, this::window);
+  }
+
   private StatusBar statusBar() {
     StatusBar bar = new StatusBar();
     bar.setId("status-bar");
@@ -261,8 +298,17 @@ public final class MainWindow implements AutoCloseable {
     Label noticeLabel = new Label();
     noticeLabel.setId("status-notice");
     noticeLabel.textProperty().bind(notice);
+    Label agent = new Label();
+    agent.setId("status-mcp");
+    agent.textProperty().bind(agents.latestProperty());
+    agent.visibleProperty().bind(agents.latestProperty().isNotEmpty());
+    agent.managedProperty().bind(agent.visibleProperty());
+    agent.setMaxWidth(420); // the listening address and flow count keep their room
+    Tooltip agentCalls = new Tooltip();
+    agentCalls.textProperty().bind(agents.recentProperty());
+    agent.setTooltip(agentCalls);
     bar.getLeftItems().addAll(new Separator(Orientation.VERTICAL), intercept.statusLabel(), noticeLabel, exportMessage,
-        exportProgress, cancelExport);
+        exportProgress, cancelExport, agent);
     bar.getRightItems().addAll(memory, new Separator(Orientation.VERTICAL), throughput, spark);
     return bar;
   }
@@ -442,6 +488,7 @@ public final class MainWindow implements AutoCloseable {
     intercept.close();
     detail.close();
     status.close();
+    agents.close();
     export.close();
   }
 }

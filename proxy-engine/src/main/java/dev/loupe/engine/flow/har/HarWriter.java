@@ -67,7 +67,8 @@ import java.util.Locale;
  * </ul>
  *
  * <h3>Custom fields</h3>
- * {@code _tier}, {@code _clientHttpVersion}, {@code _serverHttpVersion}, {@code _http3} (why the server
+ * {@code _tier}, {@code _notes} (problems that did not fail the flow, e.g. a plugin hook that
+ * threw), {@code _clientHttpVersion}, {@code _serverHttpVersion}, {@code _http3} (why the server
  * leg did or did not use HTTP/3, {@link Flow#http3Status()}), {@code _error} (string,
  * as Chrome writes it: {@code "KIND: message"}) with {@code _errorKind}; {@code _webSocketMessages}
  * and {@code _resourceType "websocket"} in Chrome's form; on {@code postData}/{@code content}:
@@ -226,6 +227,13 @@ public final class HarWriter {
       g.writeArrayFieldStart("_modifiedBy");
       for (String m : f.modifiedBy()) {
         g.writeString(m);
+      }
+      g.writeEndArray();
+    }
+    if (!f.notes().isEmpty()) {
+      g.writeArrayFieldStart("_notes");
+      for (String n : f.notes()) {
+        g.writeString(n);
       }
       g.writeEndArray();
     }

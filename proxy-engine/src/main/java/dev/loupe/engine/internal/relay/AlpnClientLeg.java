@@ -74,7 +74,9 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
   static void installHttp2(EngineContext engine, Channel ch, ClientSide side) {
     ChannelPipeline p = ch.pipeline();
     FlushCoalescer.install(ch); // response frames of all streams leave in batched writes
-    p.addLast("h2", Http2Codecs.forClientLeg(engine.config()));
+    io.netty.handler.codec.http2.Http2FrameCodec codec = Http2Codecs.forClientLeg(engine.config());
+    p.addLast("h2-guard", new Http2InboundFrameGuard(codec.connection(), true));
+    p.addLast("h2", codec);
     p.addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel stream) {

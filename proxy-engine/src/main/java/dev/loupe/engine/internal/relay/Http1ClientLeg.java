@@ -18,7 +18,10 @@ import dev.loupe.engine.intercept.RuleAction;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.exchange.FullTier;
+import dev.loupe.engine.internal.exchange.ResponseTimer;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.UpstreamConnection;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
@@ -54,8 +57,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -96,10 +97,6 @@ import javax.net.ssl.SSLSession;
  * loop, so no field here needs synchronisation.
  */
 final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
-  /** The most body the full tier holds in memory to intercept one request or response. */
-  static final int FULL_TIER_BODY_LIMIT = 64 << 20;
-  /** Throttled bodies go out in slices this often. */
-  private static final long PACE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final EngineContext engine;
   private final ClientSide side;
@@ -119,44 +116,28 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean upstreamKeepAlive;
   private boolean responseBodyAllowed;
   private boolean responseHeadSent;
-  /** HTTP/2 client leg: a final response head not yet written (see sendResponseHead). */
-  private HttpResponse heldHead;
-  /** The write of the current response's last message on an HTTP/2 stream, until the stream closes. */
-  private ChannelFuture responseEnd;
-  private ScheduledFuture<?> responseTimer;
-  /** The exchange whose response {@link #responseDeadline} applies to, or null. */
-  private Exchange timedExchange;
-  private long responseDeadline;
+  /** How responses go on the wire on this client's HTTP version. */
+  private ResponseWriter writer;
+  /** The response timeout (sans-io; see {@link ResponseTimer}); its one wake-up task, or null. */
+  private ResponseTimer<Exchange> responseTimer;
+  private ScheduledFuture<?> responseWake;
 
   private boolean closeAfterResponse;
   private boolean closing;
-  private boolean connectPending;
-  private String connectHost;
-  private int connectPort;
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
-  /** True between a CONNECT to an ignored host and the tunnel opening: raw client bytes are held. */
-  private boolean tunnelPending;
-  /** Bytes the client sent behind such a CONNECT; handed to the tunnel as its first bytes. */
-  private ByteBuf tunnelEarlyBytes;
-
-  // Full tier: all null/false unless the current exchange is intercepted.
-  private Interception interception;
-  /** The request body being collected, then the origin's response body being collected. */
-  private CompositeByteBuf heldBody;
-  private boolean holdingRequest;
-  private boolean holdingResponse;
-  /** The final response is being written: its head and body pass through. */
-  private boolean delivering;
-  private RequestDraft sentDraft;
-  private ResponseHead originResponseHead;
-  /** When the origin's response head arrived. */
-  private long originResponseNanos;
   /**
-   * How long collecting the last held message took: a throttle counts it as time already spent, so
-   * a throttled body takes length / rate in all, not collection time plus that.
+   * True from a WebSocket upgrade request until its exchange ends: the HTTP decoder is out of the
+   * pipeline and raw client bytes are held in {@link #upgradeEarlyBytes} (no more are read), to
+   * become the first frames after a 101 or the next request otherwise.
    */
-  private long collectNanos;
+  private boolean upgradeHold;
+  private ByteBuf upgradeEarlyBytes;
+
+  // Full tier: all null unless the current exchange is intercepted.
+  private Interception interception;
+  /** The sans-io full tier of the current exchange: collects, asks, paces; this leg does its I/O. */
+  private FullTier tier;
   private ScheduledFuture<?> fullTierTimer;
 
   Http1ClientLeg(EngineContext engine, ClientSide side) {
@@ -172,6 +153,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    this.writer = ResponseWriter.of(side, ctx);
     Channel ch = ctx.channel();
     Channel connection = side.multiplexed() && ch.parent() != null ? ch.parent() : ch;
     if (connection instanceof io.netty.handler.codec.quic.QuicChannel quic) {
@@ -210,8 +192,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (tunnelPending && msg instanceof ByteBuf b) {
-      tunnelEarlyBytes = tunnelEarlyBytes == null ? b : Unpooled.wrappedBuffer(tunnelEarlyBytes, b);
+    if (upgradeHold && msg instanceof ByteBuf b) {
+      upgradeEarlyBytes = upgradeEarlyBytes == null ? b : Unpooled.wrappedBuffer(upgradeEarlyBytes, b);
       return;
     }
     if (closing) {
@@ -222,22 +204,34 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (connectPending) {
-      // The rest of the CONNECT message (it has no body); then the connection leaves HTTP.
-      ReferenceCountUtil.release(msg);
-      if (msg instanceof LastHttpContent) {
-        connectPending = false;
-        startConnect();
-      }
-      return;
+    if (o instanceof HttpRequest r && !side.multiplexed() && WebSocketUpgrade.holdsBytesBehind(r)) {
+      holdBytesBehindUpgrade();
     }
     inbound.add(o);
     drain();
   }
 
+  /**
+   * Takes the HTTP decoder out of the pipeline after a WebSocket upgrade request: what the client
+   * sends behind it (frames, sent before the 101 by eager clients) must not be parsed as the next
+   * request. The decoder hands over the bytes it already holds (they arrive in channelRead, held).
+   */
+  private void holdBytesBehindUpgrade() {
+    upgradeHold = true;
+    WebSocketUpgrade.removeHttpDecoder(ctx.pipeline());
+  }
+
+  /** The held bytes, handed over (null when none). */
+  private ByteBuf takeUpgradeEarlyBytes() {
+    upgradeHold = false;
+    ByteBuf b = upgradeEarlyBytes;
+    upgradeEarlyBytes = null;
+    return b;
+  }
+
   /** Feeds queued messages to the current exchange, starting a new one when the last has ended. */
   private void drain() {
-    while (!inbound.isEmpty() && !closing && !connectPending) {
+    while (!inbound.isEmpty() && !closing) {
       HttpObject msg = inbound.peek();
       if (msg instanceof HttpRequest r) {
         if (exchange != null) {
@@ -245,7 +239,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         }
         inbound.poll();
         startExchange(r);
-        if (msg instanceof HttpContent c && !closing && !connectPending) {
+        if (msg instanceof HttpContent c && !closing) {
           feedRequestContent(c);
         } else if (msg instanceof HttpContent c) {
           c.release();
@@ -264,7 +258,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void feedRequestContent(HttpContent c) {
-    if (holdingRequest && !c.decoderResult().isFailure()) {
+    if (tier != null && tier.collectingRequest() && !c.decoderResult().isFailure()) {
       collectRequest(c);
       return;
     }
@@ -299,6 +293,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       badRequest(req, reason(req.decoderResult().cause()));
       return;
     }
+    if (!side.multiplexed()) {
+      String versionProblem = Http1Messages.versionProblem(req.protocolVersion());
+      if (versionProblem != null) {
+        if (req.protocolVersion().majorVersion() != 1) {
+          reject(req, 505, "HTTP Version Not Supported", versionProblem);
+        } else {
+          badRequest(req, versionProblem);
+        }
+        return;
+      }
+    }
     String problem = Http1Messages.framingProblem(req);
     if (problem != null) {
       badRequest(req, problem);
@@ -309,7 +314,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         badRequest(req, "CONNECT inside an intercepted tunnel is not supported");
         return;
       }
-      beginConnect(req);
+      handOverConnect(req);
       return;
     }
     RequestHead head;
@@ -357,128 +362,44 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     Headers headers = side.multiplexed() ? Http1Messages.toHeadersFromHttp2(req.headers(), true)
         : Http1Messages.toHeaders(req.headers());
     String version = side.multiplexed() ? side.protocol() : req.protocolVersion().text();
-    if (uri.startsWith("/") || uri.equals("*")) {
+    if (RequestTargets.isOriginForm(uri)) {
       if (!intercepted()) {
         throw new IllegalArgumentException("Loupe is an HTTP proxy: it needs absolute-form requests"
             + " (http://host/path). Configure your client to use " + ctx.channel().localAddress()
             + " as its HTTP and HTTPS proxy.");
       }
-      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), uri, version, headers);
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(),
+          RequestTargets.normalize(uri), version, headers);
     }
-    URI u;
-    try {
-      u = new URI(uri);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("invalid request target: " + e.getMessage());
-    }
-    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("unsupported scheme in request target: " + uri);
-    }
-    String host = u.getHost();
-    if (host == null || host.isEmpty()) {
-      throw new IllegalArgumentException("no host in request target: " + uri);
-    }
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+    RequestTargets.Absolute a = RequestTargets.parseAbsolute(uri);
     if (intercepted()) {
       // Absolute-form inside a tunnel: the tunnel decides where it goes.
-      host = side.host();
-      port = side.port();
-      scheme = side.scheme();
+      return new RequestHead(req.method().name(), side.scheme(), side.host(), side.port(), a.target(), version,
+          headers);
     }
-    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-    return new RequestHead(req.method().name(), scheme, host.toLowerCase(Locale.ROOT), port, target, version, headers);
+    return new RequestHead(req.method().name(), a.scheme(), a.host(), a.port(), a.target(), version, headers);
   }
 
   // ---- CONNECT -----------------------------------------------------------------------------
 
-  private void beginConnect(HttpRequest req) {
-    String authority = req.uri();
-    int colon = authority.lastIndexOf(':');
-    if (colon <= 0 || colon == authority.length() - 1) {
-      badRequest(req, "CONNECT target must be host:port, got " + authority);
-      return;
-    }
-    String host = authority.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
+  /** Hands the connection to a {@link ConnectHandler} for {@code req}'s target; this leg leaves. */
+  private void handOverConnect(HttpRequest req) {
+    RequestTargets.Authority target;
     try {
-      port = Integer.parseInt(authority.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      badRequest(req, "CONNECT target has an invalid port: " + authority);
+      target = RequestTargets.parseConnect(req.uri());
+    } catch (IllegalArgumentException e) {
+      badRequest(req, e.getMessage());
       return;
     }
-    if (port < 1 || port > 65535 || host.isEmpty()) {
-      badRequest(req, "CONNECT target is invalid: " + authority);
-      return;
-    }
-    connectHost = host.toLowerCase(Locale.ROOT);
-    connectPort = port;
-    request = req;
-    connectPending = true;
-    if (req instanceof LastHttpContent) {
-      connectPending = false;
-      startConnect();
-    }
-  }
-
-  private void startConnect() {
-    ChannelPipeline p = ctx.pipeline();
-    if (engine.config().ignored(connectHost, connectPort)) {
-      // Tunnel without looking: connect first so the client learns of failures as a 502.
-      Flow flow = TunnelRelay.newTunnelFlow(engine, connectHost, connectPort, clientInfo);
-      closing = true; // this leg is done with HTTP
-      tunnelPending = true;
-      // Stop parsing now: bytes the client sent behind the CONNECT belong to the tunnel (the codec
-      // hands its leftovers to channelRead, which holds them). The encoder stays for the 200 or 502.
-      p.replace(Pipelines.HTTP_SERVER_CODEC, "connect-response-encoder",
-          new io.netty.handler.codec.http.HttpResponseEncoder());
-      engine.connector().acquire(ctx.channel().eventLoop(), "tcp", connectHost, connectPort, flow)
-          .addListener(f -> {
-            UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
-            if (r.error() != null) {
-              releaseEarlyBytes();
-              flow.fail(r.error());
-              engine.store().completed(flow);
-              writeError(502, "Bad Gateway", r.error().message(), r.error().kind(), true);
-              return;
-            }
-            ctx.writeAndFlush(connectEstablished()).addListener(w -> {
-              if (!w.isSuccess()) {
-                releaseEarlyBytes();
-                r.connection().channel().close();
-                flow.fail(new FlowError(FlowError.Kind.CLIENT_ABORT, "the client left before the tunnel opened"));
-                engine.store().completed(flow);
-                return;
-              }
-              p.remove("connect-response-encoder");
-              ByteBuf first = tunnelEarlyBytes;
-              tunnelEarlyBytes = null;
-              tunnelPending = false;
-              TunnelRelay.start(engine, flow, ctx.channel(), r.connection(), first);
-              p.remove(this);
-            });
-          });
-      return;
-    }
-    ctx.writeAndFlush(connectEstablished());
     closing = true;
-    p.addAfter(ctx.name(), Pipelines.SNIFFER, new TlsSniffer(engine, connectHost, connectPort, clientInfo));
+    ChannelPipeline p = ctx.pipeline();
+    p.addAfter(ctx.name(), "connect", new ConnectHandler(engine, clientInfo, target,
+        req.protocolVersion().equals(HttpVersion.HTTP_1_0), req instanceof LastHttpContent));
+    HttpObject queued;
+    while ((queued = inbound.poll()) != null) {
+      ctx.fireChannelRead(queued); // the rest of the CONNECT message, or what the client sent behind it
+    }
     p.remove(this);
-    // Bytes the client sent right after CONNECT move on to the sniffer when the codec goes.
-    p.remove(Pipelines.HTTP_SERVER_CODEC);
-  }
-
-  private static FullHttpResponse connectEstablished() {
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-        new HttpResponseStatus(200, "Connection established"));
-    return r;
   }
 
   // ---- commands ----------------------------------------------------------------------------
@@ -497,14 +418,19 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         upstream.channel().writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
             : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
       } else if (c instanceof ExchangeCommand.SendResponseHead h) {
-        if (interception != null && !delivering && !h.head().informational()) {
-          holdResponse(h.head());
+        if (tier != null && !tier.delivering() && !h.head().informational()) {
+          // The origin's final head on an intercepted exchange: collect the response.
+          cancelResponseTimer();
+          upstreamKeepAlive = keepsAlive(h.head());
+          runTier(new FullTier.ResponseHeadArrived(h.head()));
         } else {
           sendResponseHead(h.head());
         }
       } else if (c instanceof ExchangeCommand.SendResponseData d) {
-        if (holdingResponse) {
-          collectResponse(d.payload());
+        if (tier != null && tier.collectingResponse()) {
+          Object payload = d.payload();
+          feedTier(payload instanceof HttpContent hc ? hc.content() : (ByteBuf) payload, false);
+          ReferenceCountUtil.release(payload);
         } else if (responseBodyAllowed) {
           writeHeldHead();
           ctx.write(d.payload());
@@ -512,17 +438,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           ReferenceCountUtil.release(d.payload());
         }
       } else if (c instanceof ExchangeCommand.SendResponseEnd e) {
-        if (heldHead != null && e.trailers().isEmpty()) {
-          // A body-less response: one HEADERS frame with END_STREAM (gRPC's Trailers-Only needs it).
-          HttpResponse h = heldHead;
-          heldHead = null;
-          endResponse(new DefaultFullHttpResponse(h.protocolVersion(), h.status(), Unpooled.EMPTY_BUFFER,
-              h.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE));
-        } else {
-          writeHeldHead();
-          endResponse(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
-              : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
-        }
+        writer.end(e.trailers());
       } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
         FlowError err = exchange.flow().error();
         writeError(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), closeAfterResponse);
@@ -537,21 +453,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else if (c instanceof ExchangeCommand.Finished) {
         finished();
       }
-    }
-  }
-
-  /**
-   * Writes the last message of a response. On an HTTP/2 stream the flush joins the connection's
-   * batch ({@link FlushCoalescer}) and the stream is closed only once this write has left
-   * ({@link #finished()}): closing earlier would reset the stream with its END_STREAM (or
-   * trailers) still queued behind flow control or the batch.
-   */
-  private void endResponse(Object last) {
-    if (side.multiplexed()) {
-      responseEnd = ctx.write(last);
-      FlushCoalescer.flush(ctx.channel());
-    } else {
-      ctx.writeAndFlush(last);
     }
   }
 
@@ -623,72 +524,54 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     };
   }
 
-  /**
-   * Starts the response timeout for {@code ex}. One timer per connection is kept and re-armed
-   * lazily: a keep-alive connection serving back-to-back requests moves a deadline instead of
-   * scheduling and cancelling a task per request.
-   */
+  /** Starts (or restarts) the response timeout for {@code ex}. */
   private void armResponseTimer(Exchange ex) {
-    timedExchange = ex;
-    responseDeadline = System.nanoTime() + engine.config().responseTimeout().toNanos();
     if (responseTimer == null) {
-      scheduleResponseTimer(engine.config().responseTimeout().toNanos());
+      responseTimer = new ResponseTimer<>(System::nanoTime, engine.config().responseTimeout().toNanos());
+    }
+    long delay = responseTimer.arm(ex);
+    if (delay >= 0) {
+      scheduleResponseWake(delay);
     }
   }
 
-  private void scheduleResponseTimer(long delayNanos) {
-    responseTimer = ctx.executor().schedule(this::responseTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+  private void scheduleResponseWake(long delayNanos) {
+    responseWake = ctx.executor().schedule(this::responseWakeFired, delayNanos, TimeUnit.NANOSECONDS);
   }
 
-  private void responseTimerFired() {
-    responseTimer = null;
-    Exchange ex = timedExchange;
-    if (ex == null || exchange != ex || ex.finished()) {
-      timedExchange = null;
-      return;
+  private void responseWakeFired() {
+    responseWake = null;
+    Exchange ex = responseTimer.timed();
+    ResponseTimer.Verdict v = responseTimer.fired(exchange, exchange == null || exchange.finished());
+    if (v instanceof ResponseTimer.Later later) {
+      scheduleResponseWake(later.delayNanos());
+    } else if (v instanceof ResponseTimer.TimedOut) {
+      execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
     }
-    long left = responseDeadline - System.nanoTime();
-    if (left > 0) {
-      scheduleResponseTimer(left);
-      return;
-    }
-    timedExchange = null;
-    execute(ex.on(new ExchangeEvent.ResponseTimedOut()));
   }
 
   /** Stops the response timeout (the response started, or the exchange ended). */
   private void cancelResponseTimer() {
-    timedExchange = null;
+    if (responseTimer != null) {
+      responseTimer.disarm();
+    }
   }
 
-  /** The connection is gone: drop the pending timer task too. */
+  /** The connection is gone: drop the pending wake-up too. */
   private void stopResponseTimer() {
-    timedExchange = null;
     if (responseTimer != null) {
-      responseTimer.cancel(false);
-      responseTimer = null;
+      responseTimer.stop();
+    }
+    if (responseWake != null) {
+      responseWake.cancel(false);
+      responseWake = null;
     }
   }
 
   private void sendResponseHead(ResponseHead head) {
     cancelResponseTimer();
     if (head.informational()) {
-      if (head.status() != 101 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
-        return; // HTTP/1.0 clients do not understand interim responses
-      }
-      var interim = Http1Messages.toClientResponse(head, request.protocolVersion(), false, true);
-      if (side.multiplexed()) {
-        // A HEADERS frame without END_STREAM. HTTP/2's adapter wants every 1xx as a full response
-        // (it refuses a 103 otherwise); HTTP/3's only a 100 (a full 103 would end the stream).
-        ctx.writeAndFlush(head.status() == 100 || !Http3Streams.PROTOCOL.equals(side.protocol())
-            ? new DefaultFullHttpResponse(interim.protocolVersion(), interim.status(), Unpooled.EMPTY_BUFFER,
-                interim.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE)
-            : interim);
-        return;
-      }
-      // An interim response is a whole message: end it, or the encoder refuses the final head.
-      ctx.write(interim);
-      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      writer.interim(head, request.protocolVersion());
       return;
     }
     upstreamKeepAlive = keepsAlive(head);
@@ -696,26 +579,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
         !closeAfterResponse);
-    String altSvc = engine.altSvc().get();
-    if (altSvc != null) {
-      // Reverse mode with the QUIC listener up: point TCP clients at it (an origin's own Alt-Svc
-      // names the origin's endpoints, which the client does not reach through Loupe).
-      if (Http3Streams.PROTOCOL.equals(side.protocol())) {
-        response.headers().remove(HttpHeaderNames.ALT_SVC);
-      } else {
-        response.headers().set(HttpHeaderNames.ALT_SVC, altSvc);
-      }
-    }
+    writer.altSvc(response, engine.altSvc().get());
     if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       closeAfterResponse = true;
     }
-    if (side.multiplexed()) {
-      // Held until the first body byte or the end arrives (at the latest, the end of this read), so
-      // a response with no body goes out as HEADERS with END_STREAM, not HEADERS + empty DATA.
-      heldHead = response;
-      return;
-    }
-    ctx.write(response);
+    writer.head(response);
   }
 
   /** Whether the origin keeps its connection open after {@code head}'s response. */
@@ -728,11 +596,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void writeHeldHead() {
-    if (heldHead != null) {
-      ctx.write(heldHead);
-      heldHead = null;
-    }
+    writer.beforeBody();
   }
+
 
   private void releaseUpstream(boolean reusable) {
     cancelResponseTimer();
@@ -761,7 +627,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private void finished() {
     endFullTier();
-    heldHead = null;
+    ChannelFuture last = writer.lastWrite();
+    writer.reset();
     exchange = null;
     request = null;
     responseHeadSent = false;
@@ -773,8 +640,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       // after the response's last frame has been written.
       closing = true;
       releaseInbound();
-      ChannelFuture last = responseEnd;
-      responseEnd = null;
       if (last == null) {
         ctx.flush();
         ctx.close();
@@ -790,6 +655,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.flush();
+    if (upgradeHold) {
+      // The origin refused the upgrade: what the client sent behind it is its next request.
+      WebSocketUpgrade.resumeHttp(ctx.pipeline(), engine.config().limits(), takeUpgradeEarlyBytes());
+    }
     drain();
     readClientIfReady();
   }
@@ -810,8 +679,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         engine.connector().advertised(upstream.key(), altSvc, rh.head().headers().get("age"));
       }
     }
-    if (exchange != null && holdingResponse && e instanceof ExchangeEvent.ResponseEnded end) {
-      responseCollected(end.trailers());
+    if (exchange != null && tier != null && tier.collectingResponse()
+        && e instanceof ExchangeEvent.ResponseEnded end) {
+      runTier(new FullTier.ResponseEnd(end.trailers()));
     } else if (exchange != null) {
       execute(exchange.on(e));
     } else if (e instanceof ExchangeEvent.ResponseDataReceived d) {
@@ -884,10 +754,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void readClientIfReady() {
-    if (closing || connectPending || !inbound.isEmpty() || !ctx.channel().isActive()) {
+    if (closing || upgradeHold || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
-    if (exchange == null || holdingRequest) {
+    if (exchange == null || tier != null && tier.collectingRequest()) {
       readSoon(ctx.channel());
       return;
     }
@@ -902,13 +772,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   // ---- full tier ---------------------------------------------------------------------------
 
-  /** Starts collecting the request of an exchange a rule or breakpoint may want. */
+  /** Starts collecting the request of an exchange a rule, breakpoint or plugin may want. */
   private void holdRequest(HttpRequest req, Interception ic) {
     Flow flow = exchange.flow();
     flow.tier(FlowTier.FULL);
     interception = ic;
-    holdingRequest = true;
-    heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    tier = new FullTier(flow, System::nanoTime, FullTier.BODY_LIMIT);
     exchange.markRecorded();
     engine.store().add(flow); // shown (and pausable) while it is held
     if (io.netty.handler.codec.http.HttpUtil.is100ContinueExpected(req)) {
@@ -921,52 +790,106 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     ByteBuf data = c.content();
     boolean last = c instanceof LastHttpContent;
     Headers trailers = last ? Http1Messages.toHeaders(((LastHttpContent) c).trailingHeaders()) : null;
+    Exchange ex = exchange;
     if (data.isReadable()) {
-      capture(exchange.flow().requestBody(), data);
-      if ((long) heldBody.readableBytes() + data.readableBytes() > FULL_TIER_BODY_LIMIT) {
-        c.release();
-        interceptFailed(413, "Content Too Large", "the request body is larger than the "
-            + dev.loupe.engine.api.ByteSizes.format(FULL_TIER_BODY_LIMIT)
-            + " Loupe holds to intercept a flow; narrow the rule or breakpoint filter");
-        return;
-      }
-      heldBody.addComponent(true, data.retain());
+      capture(ex.flow().requestBody(), data);
+      feedTier(data, true);
     }
     c.release();
-    if (last) {
-      holdingRequest = false;
-      requestCollected(trailers);
+    if (last && exchange == ex && tier != null && tier.collectingRequest()) {
+      runTier(new FullTier.RequestEnd(trailers));
     }
   }
 
-  private void requestCollected(Headers trailers) {
-    Exchange ex = exchange;
-    Interception ic = interception;
-    byte[] wire = ByteBufUtil.getBytes(heldBody);
-    heldBody.release();
-    heldBody = null;
-    collectNanos = Math.max(0, System.nanoTime() - ex.flow().timings().requestStartNanos());
-    RequestDraft original = RequestDraft.of(ex.flow().request(), wire);
-    java.util.concurrent.CompletionStage<RequestOutcome> stage;
-    try {
-      stage = ic.request(original);
-    } catch (RuntimeException e) {
-      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+  /** Feeds {@code event} to the full tier and carries out its commands. */
+  private void runTier(FullTier.Event event) {
+    FullTier t = tier;
+    if (exchange != null && t != null) {
+      carryOutAll(t.on(event));
     }
-    whenDecided(ex, stage, (outcome, error) -> {
-      if (error != null) {
-        interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
+  }
+
+  /** Body bytes for the full tier: it copies what it holds during the call, so views of them do. */
+  private void feedTier(ByteBuf data, boolean request) {
+    for (ByteBuffer b : data.nioBuffers()) {
+      FullTier t = tier;
+      if (exchange == null || t == null) {
         return;
       }
-      if (outcome instanceof RequestOutcome.Forward f) {
-        forward(ex, original, wire, f.request(), trailers);
-      } else if (outcome instanceof RequestOutcome.Respond r) {
-        sentDraft = original;
-        respond(ex, r.response(), null, null, Headers.EMPTY);
-      } else if (outcome instanceof RequestOutcome.Abort a) {
-        abort(ex, a.reset(), a.why());
+      carryOutAll(t.on(request ? new FullTier.RequestData(b) : new FullTier.ResponseData(b)));
+    }
+  }
+
+  private void carryOutAll(List<FullTier.Command> commands) {
+    Exchange ex = exchange;
+    for (FullTier.Command c : commands) {
+      if (exchange != ex || ex.finished()) {
+        return; // the exchange ended on the way (the client left, an abort)
       }
-    });
+      carryOut(ex, c);
+    }
+  }
+
+  private void carryOut(Exchange ex, FullTier.Command c) {
+    if (c instanceof FullTier.AskRequest a) {
+      java.util.concurrent.CompletionStage<RequestOutcome> stage;
+      try {
+        stage = interception.request(a.original());
+      } catch (RuntimeException e) {
+        stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+      Interception ic = interception;
+      whenDecided(ex, stage, (outcome, error) -> runTier(new FullTier.RequestDecided(outcome, ic.throttle(),
+          error == null ? null : describe(error))));
+    } else if (c instanceof FullTier.AskResponse a) {
+      java.util.concurrent.CompletionStage<ResponseOutcome> stage;
+      try {
+        stage = interception.response(a.sent(), a.draft());
+      } catch (RuntimeException e) {
+        stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+      whenDecided(ex, stage, (outcome, error) -> runTier(new FullTier.ResponseDecided(outcome,
+          error == null ? null : describe(error))));
+    } else if (c instanceof FullTier.SendRequestHead h) {
+      execute(ex.on(new ExchangeEvent.RequestHeadersReceived(h.head(), false)));
+    } else if (c instanceof FullTier.SendRequestData d) {
+      execute(ex.on(new ExchangeEvent.RequestDataReceived(
+          new DefaultHttpContent(Unpooled.wrappedBuffer(d.body(), d.offset(), d.length())), d.length())));
+      if (upstream != null) {
+        upstream.channel().flush(); // a paced slice goes now, not with the next read's batch
+        armResponseTimer(ex); // the origin's time to answer counts from the last byte we sent
+      }
+    } else if (c instanceof FullTier.SendRequestEnd e) {
+      execute(ex.on(new ExchangeEvent.RequestEnded(e.trailers())));
+    } else if (c instanceof FullTier.ReleaseUpstream) {
+      releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
+    } else if (c instanceof FullTier.AnswerLocally a) {
+      execute(ex.on(new ExchangeEvent.AnsweredLocally(a.head()))); // records it and sends the head
+      if (exchange == ex && a.body().length > 0) {
+        ex.flow().responseBody().append(ByteBuffer.wrap(a.body()));
+      }
+    } else if (c instanceof FullTier.DeliverHead h) {
+      sendResponseHead(h.head());
+    } else if (c instanceof FullTier.DeliverData d) {
+      if (responseBodyAllowed) {
+        writeHeldHead();
+        ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(d.body(), d.offset(), d.length())));
+        ctx.flush();
+      }
+    } else if (c instanceof FullTier.DeliverEnd e) {
+      execute(ex.on(new ExchangeEvent.ResponseEnded(e.trailers())));
+    } else if (c instanceof FullTier.Abort a) {
+      abort(ex, a.reset(), a.why());
+    } else if (c instanceof FullTier.Fail f) {
+      interceptFailed(f.status(), f.reason(), f.detail());
+    } else if (c instanceof FullTier.Wake w) {
+      fullTierTimer = ctx.executor().schedule(() -> {
+        fullTierTimer = null;
+        if (exchange == ex && !ex.finished()) {
+          runTier(new FullTier.Tick());
+        }
+      }, w.delayNanos(), TimeUnit.NANOSECONDS);
+    }
   }
 
   /**
@@ -1011,140 +934,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
   }
 
-  /** Sends the (possibly edited) request upstream through the exchange, after any throttle latency. */
-  private void forward(Exchange ex, RequestDraft original, byte[] originalWire, RequestDraft draft, Headers trailers) {
-    RequestHead head;
-    try {
-      head = draft.toHead();
-    } catch (IllegalArgumentException e) {
-      interceptFailed(502, "Bad Gateway", "the edited request cannot be sent: " + e.getMessage());
-      return;
-    }
-    byte[] body = dev.loupe.engine.intercept.ContentCoding.wireBody(draft.headers(), draft.body(),
-        original.headers(), original.body(), originalWire);
-    // The body is complete: no 100-continue dance with the origin, and an exact length.
-    head = head.withHeaders(withLength(head.headers().without("expect"), body.length,
-        body.length > 0 || original.headers().contains("content-length")));
-    if (!draft.sameAs(original)) {
-      ex.flow().requestModified(head, dev.loupe.engine.flow.Body.of(body));
-    }
-    sentDraft = draft;
-    RequestHead sent = head;
-    RuleAction.Throttle throttle = interception.throttle();
-    Runnable go = () -> {
-      if (exchange != ex || ex.finished()) {
-        return;
-      }
-      execute(ex.on(new ExchangeEvent.RequestHeadersReceived(sent, false)));
-      pace(ex, body, throttle, System.nanoTime() - collectNanos, (slice, n) -> {
-        execute(ex.on(new ExchangeEvent.RequestDataReceived(new DefaultHttpContent(slice), n)));
-        if (upstream != null) {
-          upstream.channel().flush(); // a paced slice goes now, not with the next read's batch
-          armResponseTimer(ex); // the origin's time to answer counts from the last byte we sent
-        }
-      }, () -> execute(ex.on(new ExchangeEvent.RequestEnded(trailers))));
-    };
-    later(ex, throttle == null ? 0 : throttle.latencyMillis(), go);
-  }
-
-  /** The origin's final response head arrived on an intercepted exchange: collect the response. */
-  private void holdResponse(ResponseHead head) {
-    cancelResponseTimer();
-    holdingResponse = true;
-    originResponseHead = head;
-    originResponseNanos = System.nanoTime();
-    upstreamKeepAlive = keepsAlive(head);
-    heldBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
-  }
-
-  private void collectResponse(Object payload) {
-    ByteBuf data = payload instanceof HttpContent c ? c.content() : (ByteBuf) payload;
-    if ((long) heldBody.readableBytes() + data.readableBytes() > FULL_TIER_BODY_LIMIT) {
-      ReferenceCountUtil.release(payload);
-      interceptFailed(502, "Bad Gateway", "the response body is larger than the "
-          + dev.loupe.engine.api.ByteSizes.format(FULL_TIER_BODY_LIMIT)
-          + " Loupe holds to intercept a flow; narrow the rule or breakpoint filter");
-      return;
-    }
-    heldBody.addComponent(true, data.retain());
-    ReferenceCountUtil.release(payload);
-  }
-
-  private void responseCollected(Headers trailers) {
-    Exchange ex = exchange;
-    Interception ic = interception;
-    holdingResponse = false;
-    collectNanos = Math.max(0, System.nanoTime() - originResponseNanos);
-    byte[] wire = ByteBufUtil.getBytes(heldBody);
-    heldBody.release();
-    heldBody = null;
-    releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
-    ResponseDraft original = ResponseDraft.of(originResponseHead, wire);
-    respond(ex, original, original, wire, trailers);
-  }
-
-  /**
-   * Runs the response side for {@code draft} and delivers the outcome. {@code original} and
-   * {@code originalWire} are the origin's response, or null for a local answer.
-   */
-  private void respond(Exchange ex, ResponseDraft draft, ResponseDraft original, byte[] originalWire,
-      Headers trailers) {
-    java.util.concurrent.CompletionStage<ResponseOutcome> stage;
-    try {
-      stage = interception.response(sentDraft, draft);
-    } catch (RuntimeException e) {
-      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    whenDecided(ex, stage, (outcome, error) -> {
-      if (error != null) {
-        interceptFailed(500, "Internal Server Error", "a rule failed: " + describe(error));
-      } else if (outcome instanceof ResponseOutcome.Deliver d) {
-        RuleAction.Throttle t = interception.throttle();
-        later(ex, t == null ? 0 : t.latencyMillis(), () -> deliver(ex, d.response(), original, originalWire, trailers));
-      } else if (outcome instanceof ResponseOutcome.Abort a) {
-        abort(ex, a.reset(), a.why());
-      }
-    });
-  }
-
-  private void deliver(Exchange ex, ResponseDraft draft, ResponseDraft original, byte[] originalWire,
-      Headers trailers) {
-    if (exchange != ex || ex.finished()) {
-      return;
-    }
-    byte[] body = original == null ? draft.wireBody() : dev.loupe.engine.intercept.ContentCoding.wireBody(
-        draft.headers(), draft.body(), original.headers(), original.body(), originalWire);
-    ResponseHead head = draft.toHead();
-    if (Http1Messages.bodyAllowed(request.method().name(), head.status())) {
-      head = new ResponseHead(head.status(), head.reason(), head.httpVersion(),
-          withLength(head.headers(), body.length, true));
-    }
-    delivering = true;
-    if (original == null) {
-      execute(ex.on(new ExchangeEvent.AnsweredLocally(head))); // records it and sends the head
-      if (exchange != ex) {
-        return;
-      }
-      if (body.length > 0) {
-        ex.flow().responseBody().append(ByteBuffer.wrap(body));
-      }
-    } else {
-      if (!draft.sameAs(original)) {
-        ex.flow().responseModified(head, dev.loupe.engine.flow.Body.of(body));
-      }
-      sendResponseHead(head);
-    }
-    pace(ex, body, interception.throttle(), System.nanoTime() - (original == null ? 0 : collectNanos), (slice, n) -> {
-      if (responseBodyAllowed) {
-        writeHeldHead();
-        ctx.write(new DefaultHttpContent(slice));
-        ctx.flush();
-      } else {
-        slice.release();
-      }
-    }, () -> execute(ex.on(new ExchangeEvent.ResponseEnded(trailers))));
-  }
-
   /** Stops the exchange on purpose: the client's stream is reset, or its connection closed (reset). */
   private void abort(Exchange ex, boolean reset, String why) {
     Channel ch = ctx.channel();
@@ -1183,95 +972,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     execute(ex.on(new ExchangeEvent.ClientGone(detail)));
   }
 
-  /** Headers for a body of {@code length} bytes: no Transfer-Encoding, an exact Content-Length. */
-  private static Headers withLength(Headers headers, int length, boolean declare) {
-    Headers h = headers.without("transfer-encoding");
-    return declare ? h.with(h.contains("content-length") ? contentLengthName(h) : "content-length",
-        Integer.toString(length)) : h.without("content-length");
-  }
-
-  private static String contentLengthName(Headers h) {
-    for (Headers.Field f : h.fields()) {
-      if (f.name().equalsIgnoreCase("content-length")) {
-        return f.name();
-      }
-    }
-    return "content-length";
-  }
-
-  /** Runs {@code task} on this loop after {@code millis} (at once when 0), unless the exchange ended. */
-  private void later(Exchange ex, long millis, Runnable task) {
-    if (millis <= 0) {
-      task.run();
-      return;
-    }
-    fullTierTimer = ctx.executor().schedule(() -> {
-      fullTierTimer = null;
-      if (exchange == ex && !ex.finished()) {
-        task.run();
-      }
-    }, millis, TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * Emits {@code body} as slices, at the throttle's rate if there is one (a slice every
-   * {@link #PACE_TICK_NANOS}; the end comes when {@code length / rate} has passed since
-   * {@code start}, which may lie in the past: what is already due goes at once), then runs
-   * {@code end}. Slices are new buffers owned by {@code emit}.
-   */
-  private void pace(Exchange ex, byte[] body, RuleAction.Throttle throttle, long start,
-      java.util.function.BiConsumer<ByteBuf, Integer> emit, Runnable end) {
-    long rate = throttle == null ? 0 : throttle.bytesPerSecond();
-    if (rate <= 0) {
-      if (body.length > 0) {
-        emit.accept(Unpooled.wrappedBuffer(body), body.length);
-      }
-      if (exchange == ex && !ex.finished()) {
-        end.run();
-      }
-      return;
-    }
-    int slice = (int) Math.max(1, Math.min(body.length, rate * PACE_TICK_NANOS / TimeUnit.SECONDS.toNanos(1)));
-    new Object() {
-      int sent;
-
-      void tick() {
-        fullTierTimer = null;
-        if (exchange != ex || ex.finished()) {
-          return;
-        }
-        if (sent < body.length) {
-          int n = Math.min(slice, body.length - sent);
-          emit.accept(Unpooled.wrappedBuffer(body, sent, n), n);
-          sent += n;
-        }
-        if (exchange != ex || ex.finished()) {
-          return;
-        }
-        // The time by which `sent` bytes are due at the rate: the next slice (or the end) waits for it.
-        long due = start + sent * TimeUnit.SECONDS.toNanos(1) / rate;
-        long wait = due - System.nanoTime();
-        if (sent >= body.length && wait <= 0) {
-          end.run();
-          return;
-        }
-        fullTierTimer = ctx.executor().schedule(this::tick, Math.max(0, wait), TimeUnit.NANOSECONDS);
-      }
-    }.tick();
-  }
-
-  /** Forgets the current exchange's full-tier state and frees what it holds. */
+  /** Forgets the current exchange's full-tier state. */
   private void endFullTier() {
     interception = null;
-    holdingRequest = false;
-    holdingResponse = false;
-    delivering = false;
-    sentDraft = null;
-    originResponseHead = null;
-    if (heldBody != null) {
-      heldBody.release();
-      heldBody = null;
-    }
+    tier = null;
     if (fullTierTimer != null) {
       fullTierTimer.cancel(false);
       fullTierTimer = null;
@@ -1308,6 +1012,12 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     releaseInbound();
     sp.remove(UpstreamConnector.LEG);
     sp.remove(UpstreamConnector.CODEC);
+    ByteBuf early = takeUpgradeEarlyBytes();
+    if (early != null) {
+      // Frames the client sent before the 101: the first the origin gets.
+      ctx.fireChannelRead(early);
+      ctx.fireChannelReadComplete();
+    }
     cp.remove(this);
     cp.remove(Pipelines.HTTP_SERVER_CODEC);
     toServer.start();
@@ -1317,6 +1027,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   // ---- errors ------------------------------------------------------------------------------
 
   private void badRequest(HttpRequest req, String reason) {
+    reject(req, 400, "Bad Request", reason);
+  }
+
+  /** Refuses a request the origin must never see: records it as failed, answers, closes. */
+  private void reject(HttpRequest req, int status, String statusReason, String reason) {
     Flow flow = newFlow();
     flow.timings().requestStart(System.nanoTime());
     flow.request(headForRejected(req));
@@ -1324,7 +1039,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     flow.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request from client: " + reason));
     engine.store().completed(flow);
     // A request that is also content (the decoder's invalid-message object) is released by drain().
-    writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
+    writeError(status, statusReason, reason, FlowError.Kind.CLIENT_PROTOCOL, true);
   }
 
   /** The best head we can record for a request we refuse: its real target when it parses. */
@@ -1351,7 +1066,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     String reason = reason(cause);
     Exchange ex = exchange;
     if (ex != null) {
-      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason));
+      // Streaming: the head (and body before the error) may be at the origin already. Its request
+      // is aborted below (connection closed, RST_STREAM or RESET_STREAM), never completed.
+      ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason
+          + (upstream != null ? "; the request to the origin was aborted" : "")));
     }
     if (!responseHeadSent) {
       writeError(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL, true);
@@ -1378,21 +1096,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   /** Writes a short text error page naming the cause; closes the connection when {@code close}. */
   private void writeError(int status, String reason, String detail, FlowError.Kind kind, boolean close) {
-    String body = status + " " + reason + "\n\nLoupe: " + detail + "\n";
-    ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
-    HttpVersion version = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0)
-        ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
-    FullHttpResponse r = new DefaultFullHttpResponse(version, new HttpResponseStatus(status, reason), content);
-    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
-    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-    if (kind != null) {
-      r.headers().set("X-Loupe-Error", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-    }
+    boolean http10 = request != null && request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+    FullHttpResponse r = ErrorPages.page(status, reason, detail, kind, http10, close);
     if (close) {
       closing = true;
       releaseInbound();
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     } else {
       ctx.writeAndFlush(r);
@@ -1442,11 +1150,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void releaseEarlyBytes() {
-    tunnelPending = false;
-    if (tunnelEarlyBytes != null) {
-      tunnelEarlyBytes.release();
-      tunnelEarlyBytes = null;
-    }
+    ReferenceCountUtil.release(takeUpgradeEarlyBytes());
   }
 
   private void releaseInbound() {

@@ -30,8 +30,13 @@ final class TunnelRelay extends PeerRelay {
   }
 
   static Flow newTunnelFlow(EngineContext engine, String host, int port, ConnectionInfo client) {
+    return newConnectFlow(engine, host, port, client, FlowTier.TUNNEL);
+  }
+
+  /** A flow for a CONNECT request to {@code host:port} itself, added to the store. */
+  static Flow newConnectFlow(EngineContext engine, String host, int port, ConnectionInfo client, FlowTier tier) {
     Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
-    flow.tier(FlowTier.TUNNEL);
+    flow.tier(tier);
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(client);
     flow.timings().requestStart(System.nanoTime());

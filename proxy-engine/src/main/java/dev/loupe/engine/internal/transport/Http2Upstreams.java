@@ -118,6 +118,13 @@ final class Http2Upstreams {
     return origins.computeIfAbsent(loop, l -> new HashMap<>()).computeIfAbsent(key, k -> new Origin());
   }
 
+  /** Whether {@code loop} holds an open HTTP/2 connection to {@code key}. Runs on {@code loop}. */
+  boolean hasConnection(EventLoop loop, String key) {
+    Map<String, Origin> m = origins.get(loop);
+    Origin o = m == null ? null : m.get(key);
+    return o != null && o.parents.stream().anyMatch(p -> p.channel.isActive());
+  }
+
   /** Turns a fresh connection that negotiated h2 into a pooled parent. */
   Parent register(Origin origin, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
     Parent parent = new Parent(ch, info);

@@ -103,6 +103,36 @@ public final class UpstreamConnector {
     this.maxChunkSize = maxChunkSize;
   }
 
+  private final PredialedConnections predialed = new PredialedConnections();
+
+  /**
+   * Parks a raw connection dialled for an intercepted CONNECT (eager strategy): the next dial to
+   * {@code host:port} on its event loop uses it. Runs on the connection's loop.
+   */
+  public void parkPredialed(UpstreamConnection raw, String host, int port) {
+    predialed.park(raw.channel(), host, port);
+  }
+
+  /** Connections dialled for a CONNECT and not yet used. */
+  public int predialedCount() {
+    return predialed.size();
+  }
+
+  /**
+   * Whether {@code loop} already holds a usable connection to {@code host:port} (HTTP/1.1 idle or
+   * HTTP/2), so an eager CONNECT need not dial to learn that the origin is reachable.
+   */
+  public boolean hasPooled(EventLoop loop, String host, int port) {
+    for (String scheme : new String[] {"https", "http"}) {
+      String k = key(scheme, host, port);
+      ArrayDeque<UpstreamConnection> idle = pool(loop).get(k);
+      if (idle != null && !idle.isEmpty() || h2.hasConnection(loop, k)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static String key(String scheme, String host, int port) {
     return scheme + "://" + host + ":" + port;
   }
@@ -357,6 +387,13 @@ public final class UpstreamConnector {
   private Future<Dialed> dial(EventLoop loop, String key, String host, int port, boolean https, Want want,
       Flow flow, Http2Upstreams.Origin origin) {
     Promise<Dialed> promise = loop.newPromise();
+    Channel pre = predialed.take(loop, host, port);
+    if (pre != null) {
+      // Dialled already, for the CONNECT that opened this tunnel: no second TCP handshake.
+      flow.timings().connectStart(System.nanoTime());
+      connected(pre, key, host, port, https, want, flow, origin, promise);
+      return promise;
+    }
     flow.timings().dnsStart(System.nanoTime());
     // Through an upstream proxy Loupe resolves the proxy; the proxy resolves the origin.
     String lookup = upstreamProxy != null ? upstreamProxy.host() : host;
@@ -642,6 +679,7 @@ public final class UpstreamConnector {
 
   /** Closes every pooled connection. */
   public void closeAll() {
+    predialed.closeAll();
     h2.closeAll();
     if (h3 != null) {
       h3.closeAll();

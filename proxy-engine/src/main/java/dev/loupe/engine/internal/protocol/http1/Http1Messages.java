@@ -32,6 +32,15 @@ public final class Http1Messages {
   private static final Set<String> HOP_BY_HOP = Set.of(
       "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
       "te", "upgrade");
+  /**
+   * Fields that frame or route a message: a {@code Connection} option naming one never removes it
+   * (RFC 9110 §7.6.1 lets {@code Connection} name only hop-by-hop fields). Removing
+   * {@code Content-Length} that way would let the origin read the body as a second request that
+   * Loupe never saw (request smuggling); a request that tries is refused with a 400.
+   */
+  private static final Set<String> NEVER_HOP_BY_HOP = Set.of(
+      "content-length", "transfer-encoding", "host", "trailer", "content-type", "content-encoding",
+      "content-range", "cache-control");
 
   private Http1Messages() {}
 
@@ -93,7 +102,7 @@ public final class Http1Messages {
     for (String v : connection) {
       for (String token : v.split(",")) {
         String t = token.trim().toLowerCase(Locale.ROOT);
-        if (!t.isEmpty()) {
+        if (!t.isEmpty() && !NEVER_HOP_BY_HOP.contains(t)) {
           names.add(t);
         }
       }
@@ -259,6 +268,14 @@ public final class Http1Messages {
         return "invalid Content-Length: " + cl.get(0);
       }
     }
+    for (String v : h.getAll(HttpHeaderNames.CONNECTION)) {
+      for (String token : v.split(",")) {
+        String t = token.trim().toLowerCase(Locale.ROOT);
+        if (NEVER_HOP_BY_HOP.contains(t)) {
+          return "the Connection header names " + t + ", which a proxy must not remove";
+        }
+      }
+    }
     if (h.getAll(HttpHeaderNames.HOST).size() > 1) {
       return "more than one Host header";
     }
@@ -279,6 +296,21 @@ public final class Http1Messages {
       }
     }
     return null;
+  }
+
+  /**
+   * Why an HTTP/1.x request line's version is refused, or null for {@code HTTP/1.1} and
+   * {@code HTTP/1.0} exactly as RFC 9112 §2.3 spells them (Netty upper-cases what it parses, so the
+   * decoder's own constants are the only versions that arrived well-formed).
+   */
+  public static String versionProblem(HttpVersion v) {
+    if (v == HttpVersion.HTTP_1_1 || v == HttpVersion.HTTP_1_0) {
+      return null;
+    }
+    if (v.majorVersion() != 1) {
+      return "HTTP version " + v.text() + " is not spoken on an HTTP/1 connection";
+    }
+    return "invalid HTTP version in the request line (only HTTP/1.1 and HTTP/1.0, in capitals)";
   }
 
   /** Whether the request asks to switch to WebSocket (RFC 6455 §4.1). */

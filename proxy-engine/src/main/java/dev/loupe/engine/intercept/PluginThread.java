@@ -1,0 +1,154 @@
+package dev.loupe.engine.intercept;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The one thread a plugin's hooks run on, with a deadline per call.
+ *
+ * <h3>Contract</h3>
+ * {@link #call} runs a body on the thread, after the calls queued before it; the returned future
+ * completes with the body's result, its exception, or a {@link TimeoutException} when the body has
+ * not returned {@code timeout} after it <em>started</em>. A timed-out thread is abandoned: it is
+ * interrupted, and the calls queued behind it move, in order, to a fresh thread, so one hung hook
+ * holds up nothing else of the plugin. A body that returns after its deadline has its result dropped.
+ *
+ * <h3>Bounds</h3>
+ * Observing calls ({@code droppable}) are refused with {@link RejectedExecutionException} once
+ * {@link #MAX_QUEUED_OBSERVATIONS} of them wait, so a plugin slower than the traffic costs skipped
+ * observations, not memory. In-flight and lifecycle calls are never refused (a flow waits on them).
+ *
+ * <p>Thread-safe.
+ */
+final class PluginThread {
+  /** Observing calls allowed to wait at once. */
+  static final int MAX_QUEUED_OBSERVATIONS = 10_000;
+
+  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "loupe-plugin-watchdog");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private final String name;
+  private final Supplier<Duration> timeout;
+  private final AtomicInteger queuedObservations = new AtomicInteger();
+  private volatile ThreadPoolExecutor executor;
+  private volatile boolean shutdown;
+
+  PluginThread(String name, Supplier<Duration> timeout) {
+    this.name = name;
+    this.timeout = timeout;
+    this.executor = newExecutor();
+  }
+
+  private ThreadPoolExecutor newExecutor() {
+    return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "loupe-plugin-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Runs {@code body} on the plugin's thread (see the class doc). A call after {@link #shutdown}
+   * fails with {@link RejectedExecutionException}.
+   */
+  <T> CompletableFuture<T> call(Callable<T> body, boolean droppable) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    if (droppable && queuedObservations.incrementAndGet() > MAX_QUEUED_OBSERVATIONS) {
+      queuedObservations.decrementAndGet();
+      result.completeExceptionally(new RejectedExecutionException(
+          "more than " + MAX_QUEUED_OBSERVATIONS + " observed flows wait for this plugin: skipped"));
+      return result;
+    }
+    Runnable task = () -> run(body, result, droppable);
+    if (!enqueue(task)) {
+      if (droppable) {
+        queuedObservations.decrementAndGet();
+      }
+      result.completeExceptionally(new RejectedExecutionException("the plugin was unloaded"));
+    }
+    return result;
+  }
+
+  private boolean enqueue(Runnable task) {
+    while (!shutdown) {
+      ThreadPoolExecutor ex = executor;
+      try {
+        ex.execute(task);
+        return true;
+      } catch (RejectedExecutionException e) {
+        if (ex == executor) {
+          return false; // shut down for good, not replaced under us
+        }
+      }
+    }
+    return false;
+  }
+
+  private <T> void run(Callable<T> body, CompletableFuture<T> result, boolean droppable) {
+    if (droppable) {
+      queuedObservations.decrementAndGet();
+    }
+    ThreadPoolExecutor mine = executor;
+    Duration limit = timeout.get();
+    ScheduledFuture<?> dog = WATCHDOG.schedule(() -> {
+      if (result.completeExceptionally(new TimeoutException("did not return within " + limit.toMillis() + " ms"))) {
+        abandon(mine);
+      }
+    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      result.complete(body.call());
+    } catch (Throwable ex) {
+      result.completeExceptionally(ex);
+    } finally {
+      dog.cancel(false);
+    }
+  }
+
+  /** The thread of {@code stuck} hung: move what waits behind it to a fresh thread, interrupt it. */
+  private synchronized void abandon(ThreadPoolExecutor stuck) {
+    if (executor != stuck || shutdown) {
+      return;
+    }
+    ThreadPoolExecutor fresh = newExecutor();
+    executor = fresh;
+    List<Runnable> waiting = stuck.shutdownNow();
+    waiting.forEach(fresh::execute);
+  }
+
+  /** Whether the calling thread is this plugin's (waiting on its own work there would never end). */
+  boolean isCurrent() {
+    return Thread.currentThread().getName().equals("loupe-plugin-" + name);
+  }
+
+  /** Runs what is queued, then stops; {@code awaitMillis} bounds the wait for it. */
+  void shutdown(long awaitMillis) {
+    ThreadPoolExecutor ex;
+    synchronized (this) {
+      shutdown = true;
+      ex = executor;
+    }
+    ex.shutdown();
+    if (awaitMillis > 0) {
+      try {
+        ex.awaitTermination(awaitMillis, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

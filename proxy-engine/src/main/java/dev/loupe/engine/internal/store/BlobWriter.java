@@ -1,0 +1,75 @@
+package dev.loupe.engine.internal.store;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Appends the primitives of a detail blob: unsigned and zig-zag varints, nullable UTF-8 strings,
+ * length-prefixed bytes. Not thread-safe; reused by one writer thread ({@link #reset}).
+ */
+final class BlobWriter {
+  private byte[] buf = new byte[1024];
+  private int len;
+
+  BlobWriter reset() {
+    len = 0;
+    return this;
+  }
+
+  byte[] toByteArray() {
+    return Arrays.copyOf(buf, len);
+  }
+
+  private void ensure(int n) {
+    if (len + n > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+    }
+  }
+
+  BlobWriter u8(int v) {
+    ensure(1);
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  BlobWriter bool(boolean v) {
+    return u8(v ? 1 : 0);
+  }
+
+  /** An unsigned varint (7 bits a byte, low first). */
+  BlobWriter varlong(long v) {
+    ensure(10);
+    while ((v & ~0x7FL) != 0) {
+      buf[len++] = (byte) ((v & 0x7F) | 0x80);
+      v >>>= 7;
+    }
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  /** A signed varint, zig-zag coded so small negatives (-1) stay short. */
+  BlobWriter zigzag(long v) {
+    return varlong((v << 1) ^ (v >> 63));
+  }
+
+  BlobWriter bytes(byte[] b) {
+    varlong(b.length);
+    ensure(b.length);
+    System.arraycopy(b, 0, buf, len, b.length);
+    len += b.length;
+    return this;
+  }
+
+  /** A nullable string: 0 for null, else UTF-8 length + 1 and the bytes. */
+  BlobWriter string(String s) {
+    if (s == null) {
+      return varlong(0);
+    }
+    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+    varlong(b.length + 1L);
+    ensure(b.length);
+    System.arraycopy(b, 0, buf, len, b.length);
+    len += b.length;
+    return this;
+  }
+}

@@ -1,0 +1,315 @@
+package dev.loupe.engine.internal.store;
+
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.flow.TlsInfo;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code detail} blob of a stored flow: what the {@code flow} table has no column for.
+ *
+ * <h3>Layout (format 1)</h3>
+ * <pre>
+ * u8 format (1)
+ * str clientProtocol, serverProtocol           str = varint (UTF-8 length + 1, 0 = null) + bytes
+ * zz clientStreamId, serverStreamId            zz = zig-zag varint
+ * str clientQuicConnectionId, serverQuicConnectionId, http3Status
+ * conn clientConnection, serverConnection      conn = u8 present, varint id, addr remote, addr local,
+ *                                                     bool reused, tls
+ *                                              addr = u8 present, str host, bytes ip (empty: unresolved), varint port
+ *                                              tls  = u8 present, str sni, protocol, cipherSuite, alpn,
+ *                                                     bool verified, varint n, n x bytes (SHA-256 of a
+ *                                                     certificate in the certificate table)
+ * req request, originalRequest                 req = u8 present, str method, scheme, host, varint port,
+ *                                                    str target, httpVersion, headers
+ * res response, originalResponse               res = u8 present, varint status, str reason, httpVersion, headers
+ * varint n, n x res informational              headers = varint n, n x (str name, str value)
+ * headers requestTrailers, responseTrailers
+ * zz webSocketCloseCode, str webSocketCloseReason
+ * varint mask of the non-zero timing readings, then the first as zz and each later one as zz
+ *                                              (reading - first reading)
+ * varint n, n x str notes
+ * </pre>
+ * Strings are UTF-8, so a string holding an unpaired surrogate (not valid text) would come back with
+ * U+FFFD in its place; header values are ISO-8859-1 on the wire and never hold one.
+ *
+ * <p>Stateless apart from the caller's {@link BlobWriter}; thread-safe.
+ */
+final class FlowCodec {
+  static final int FORMAT = 1;
+
+  /** Stores a certificate once per session and gives its SHA-256, which the blob holds. */
+  @FunctionalInterface
+  interface CertificateSink {
+    byte[] put(X509Certificate certificate);
+  }
+
+  /** The certificate of a SHA-256 the blob holds. */
+  @FunctionalInterface
+  interface CertificateSource {
+    X509Certificate get(byte[] sha256);
+  }
+
+  private FlowCodec() {}
+
+  static byte[] encode(Flow f, BlobWriter w, CertificateSink certs) {
+    w.reset().u8(FORMAT);
+    w.string(f.clientProtocol()).string(f.serverProtocol());
+    w.zigzag(f.clientStreamId()).zigzag(f.serverStreamId());
+    w.string(f.clientQuicConnectionId()).string(f.serverQuicConnectionId()).string(f.http3Status());
+    connection(w, f.clientConnection(), certs);
+    connection(w, f.serverConnection(), certs);
+    request(w, f.request());
+    request(w, f.originalRequest());
+    response(w, f.response());
+    response(w, f.originalResponse());
+    List<ResponseHead> informational = f.informationalResponses();
+    w.varlong(informational.size());
+    for (ResponseHead r : informational) {
+      response(w, r);
+    }
+    headers(w, f.requestTrailers());
+    headers(w, f.responseTrailers());
+    w.zigzag(f.webSocketCloseCode()).string(f.webSocketCloseReason());
+    timings(w, FlowBuilder.readings(f.timings()));
+    List<String> notes = f.notes();
+    w.varlong(notes.size());
+    for (String n : notes) {
+      w.string(n);
+    }
+    return w.toByteArray();
+  }
+
+  /** Reads {@code blob} into {@code b}. */
+  static void decode(byte[] blob, FlowBuilder b, CertificateSource certs) {
+    BlobReader r = new BlobReader(blob);
+    int format = r.u8();
+    if (format != FORMAT) {
+      throw new BlobReader.CorruptBlobException("detail record format " + format + " (this Loupe reads " + FORMAT + ")");
+    }
+    b.clientProtocol = r.string();
+    b.serverProtocol = r.string();
+    b.clientStreamId = (int) r.zigzag();
+    b.serverStreamId = (int) r.zigzag();
+    b.clientQuicConnectionId = r.string();
+    b.serverQuicConnectionId = r.string();
+    b.http3Status = r.string();
+    b.clientConnection = connection(r, certs);
+    b.serverConnection = connection(r, certs);
+    b.request = request(r);
+    b.originalRequest = request(r);
+    b.response = response(r);
+    b.originalResponse = response(r);
+    int n = r.varint();
+    for (int i = 0; i < n; i++) {
+      b.informational.add(response(r));
+    }
+    b.requestTrailers = headers(r);
+    b.responseTrailers = headers(r);
+    b.webSocketCloseCode = (int) r.zigzag();
+    b.webSocketCloseReason = r.string();
+    timings(r, b.timings);
+    int notes = r.varint();
+    for (int i = 0; i < notes; i++) {
+      b.notes.add(nonNull(r.string()));
+    }
+  }
+
+  // ---- heads -----------------------------------------------------------------------------------
+
+  private static void request(BlobWriter w, RequestHead h) {
+    w.bool(h != null);
+    if (h != null) {
+      w.string(h.method()).string(h.scheme()).string(h.host()).varlong(h.port()).string(h.target())
+          .string(h.httpVersion());
+      headers(w, h.headers());
+    }
+  }
+
+  private static RequestHead request(BlobReader r) {
+    if (!r.bool()) {
+      return null;
+    }
+    String method = r.string();
+    String scheme = r.string();
+    String host = r.string();
+    int port = r.varint();
+    String target = r.string();
+    String version = r.string();
+    return new RequestHead(nonNull(method), nonNull(scheme), nonNull(host), port, nonNull(target), nonNull(version),
+        headers(r));
+  }
+
+  private static void response(BlobWriter w, ResponseHead h) {
+    w.bool(h != null);
+    if (h != null) {
+      w.varlong(h.status()).string(h.reason()).string(h.httpVersion());
+      headers(w, h.headers());
+    }
+  }
+
+  private static ResponseHead response(BlobReader r) {
+    if (!r.bool()) {
+      return null;
+    }
+    int status = r.varint();
+    String reason = r.string();
+    String version = r.string();
+    return new ResponseHead(status, nonNull(reason), nonNull(version), headers(r));
+  }
+
+  private static void headers(BlobWriter w, Headers h) {
+    List<Headers.Field> fields = h.fields();
+    w.varlong(fields.size());
+    for (Headers.Field f : fields) {
+      w.string(f.name()).string(f.value());
+    }
+  }
+
+  private static Headers headers(BlobReader r) {
+    int n = r.varint();
+    if (n == 0) {
+      return Headers.EMPTY;
+    }
+    List<Headers.Field> fields = new ArrayList<>(Math.min(n, 256));
+    for (int i = 0; i < n; i++) {
+      fields.add(new Headers.Field(nonNull(r.string()), nonNull(r.string())));
+    }
+    return Headers.of(fields);
+  }
+
+  private static String nonNull(String s) {
+    if (s == null) {
+      throw new BlobReader.CorruptBlobException("a required text is missing");
+    }
+    return s;
+  }
+
+  // ---- connections -----------------------------------------------------------------------------
+
+  private static void connection(BlobWriter w, ConnectionInfo c, CertificateSink certs) {
+    w.bool(c != null);
+    if (c == null) {
+      return;
+    }
+    w.varlong(c.id());
+    address(w, c.remoteAddress());
+    address(w, c.localAddress());
+    w.bool(c.reused());
+    TlsInfo tls = c.tls();
+    w.bool(tls != null);
+    if (tls != null) {
+      w.string(tls.sni()).string(tls.protocol()).string(tls.cipherSuite()).string(tls.alpn()).bool(tls.verified());
+      w.varlong(tls.peerCertificates().size());
+      for (X509Certificate cert : tls.peerCertificates()) {
+        w.bytes(certs.put(cert));
+      }
+    }
+  }
+
+  private static ConnectionInfo connection(BlobReader r, CertificateSource certs) {
+    if (!r.bool()) {
+      return null;
+    }
+    long id = r.varlong();
+    InetSocketAddress remote = address(r);
+    InetSocketAddress local = address(r);
+    boolean reused = r.bool();
+    TlsInfo tls = null;
+    if (r.bool()) {
+      String sni = r.string();
+      String protocol = r.string();
+      String cipher = r.string();
+      String alpn = r.string();
+      boolean verified = r.bool();
+      int n = r.varint();
+      List<X509Certificate> chain = new ArrayList<>(Math.min(n, 16));
+      for (int i = 0; i < n; i++) {
+        chain.add(certs.get(r.bytes()));
+      }
+      tls = new TlsInfo(sni, protocol, cipher, alpn, chain, verified);
+    }
+    return new ConnectionInfo(id, remote, local, tls, reused);
+  }
+
+  private static void address(BlobWriter w, InetSocketAddress a) {
+    w.bool(a != null);
+    if (a == null) {
+      return;
+    }
+    InetAddress ip = a.getAddress();
+    w.string(a.getHostString());
+    w.bytes(ip == null ? new byte[0] : ip.getAddress());
+    w.varlong(a.getPort());
+  }
+
+  private static InetSocketAddress address(BlobReader r) {
+    if (!r.bool()) {
+      return null;
+    }
+    String host = r.string();
+    byte[] ip = r.bytes();
+    int port = r.varint();
+    if (ip.length == 0) {
+      return InetSocketAddress.createUnresolved(nonNull(host), port);
+    }
+    try {
+      // the host string is kept as it was (a name, or the literal), without a lookup
+      return new InetSocketAddress(InetAddress.getByAddress(host, ip), port);
+    } catch (UnknownHostException e) {
+      throw new BlobReader.CorruptBlobException("an address of " + ip.length + " bytes");
+    }
+  }
+
+  // ---- timings ---------------------------------------------------------------------------------
+
+  private static void timings(BlobWriter w, long[] t) {
+    int mask = 0;
+    for (int i = 0; i < t.length; i++) {
+      if (t[i] != 0) {
+        mask |= 1 << i;
+      }
+    }
+    w.varlong(mask);
+    boolean first = true;
+    long base = 0;
+    for (long v : t) {
+      if (v == 0) {
+        continue;
+      }
+      if (first) {
+        w.zigzag(v);
+        base = v;
+        first = false;
+      } else {
+        w.zigzag(v - base);
+      }
+    }
+  }
+
+  private static void timings(BlobReader r, long[] t) {
+    long mask = r.varlong();
+    boolean first = true;
+    long base = 0;
+    for (int i = 0; i < t.length; i++) {
+      if ((mask & (1L << i)) == 0) {
+        continue;
+      }
+      if (first) {
+        base = r.zigzag();
+        t[i] = base;
+        first = false;
+      } else {
+        t[i] = base + r.zigzag();
+      }
+    }
+  }
+}

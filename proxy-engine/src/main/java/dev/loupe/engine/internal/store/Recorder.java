@@ -1,0 +1,284 @@
+package dev.loupe.engine.internal.store;
+
+import dev.loupe.engine.flow.Body;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowEvent;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Writes the flows of a live {@link FlowStore} into a session file, in batches, off the event loops.
+ *
+ * <h3>Path of a flow</h3>
+ * Flow events reach {@link #onEvent} on the store's delivery thread, which only notes the flow
+ * (newest state wins). Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
+ * thread writes every noted flow in one transaction: its row as it is now (so a flow in flight is on
+ * disk from its first batch), new WebSocket messages, and, once it has ended, its bodies. After the
+ * commit, ended flows beyond the newest {@link #CACHE} leave the store's memory
+ * ({@link FlowStore#forget}); the session reads them back from the file. Nothing on an event loop
+ * ever waits for this.
+ *
+ * <h3>Failures</h3>
+ * A batch that cannot be written (a full disk, above all) is rolled back and kept; capture is paused
+ * ({@link FlowStore#capturing(boolean)}: the proxy keeps relaying, new flows are not recorded) and the
+ * problem is reported to the listener. Everything committed before stays. {@link #resume} retries
+ * the batch and, if it goes through, turns capture back on.
+ *
+ * <h3>Threads</h3>
+ * {@link #pending} is guarded by its own lock; everything else is confined to the writer thread.
+ */
+public final class Recorder implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(Recorder.class.getName());
+  /** How often noted flows are written: a killed Loupe loses at most about this much. */
+  static final long FLUSH_MILLIS = 200;
+  /** Noted flows that trigger a batch before the next tick. */
+  static final int BATCH_TRIGGER = 4000;
+  /** Ended, written flows the live store keeps in memory (the newest), for quick access. */
+  static final int CACHE = 1000;
+
+  private final SessionDb db;
+  private final FlowWriter writer;
+  private final FlowStore store;
+  private final ScheduledExecutorService thread;
+  private final Consumer<String> problems;
+  private final Object lock = new Object();
+  /** Flows noted since the last batch, first-noted order (guarded by lock). */
+  private LinkedHashMap<Long, Flow> pending = new LinkedHashMap<>();
+  private boolean triggered;
+  private final FlowStore.Subscription subscription;
+  private final ScheduledFuture<?> ticks;
+  // writer thread only:
+  private final Map<Long, Integer> messagesWritten = new HashMap<>();
+  private final Set<Long> bodiesWritten = new HashSet<>();
+  private final ArrayDeque<Flow> written = new ArrayDeque<>();
+  private volatile String problem;
+  private final AtomicLong flowsWritten = new AtomicLong();
+  private final AtomicLong batches = new AtomicLong();
+  private final AtomicLong writeNanos = new AtomicLong();
+  private volatile long maxBatchNanos;
+
+  /**
+   * Starts following {@code store} (flows already in it are noted first).
+   *
+   * @param problems told (on the writer thread) a sentence when writing fails and capture pauses,
+   *     and null when it works again
+   */
+  public Recorder(SessionDb db, FlowWriter writer, FlowStore store, ScheduledExecutorService thread,
+      Consumer<String> problems) {
+    this.db = db;
+    this.writer = writer;
+    this.store = store;
+    this.thread = thread;
+    this.problems = problems;
+    this.subscription = store.subscribe(this::onEvent, 100_000);
+    for (Flow f : store.snapshot()) {
+      note(f);
+    }
+    this.ticks = thread.scheduleWithFixedDelay(this::flushQuietly, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  private void onEvent(FlowEvent e) {
+    // a late event for a flow the store no longer holds (forgotten once written, or cleared) is
+    // ignored: its spill files may be gone, and the file already has it (or should not)
+    if (store.get(e.flow().id()) == e.flow()) {
+      note(e.flow());
+    }
+  }
+
+  private void note(Flow f) {
+    boolean trigger;
+    synchronized (lock) {
+      pending.put(f.id(), f);
+      trigger = pending.size() >= BATCH_TRIGGER && !triggered;
+      if (trigger) {
+        triggered = true;
+      }
+    }
+    if (trigger) {
+      thread.execute(this::flushQuietly);
+    }
+  }
+
+  private void flushQuietly() {
+    try {
+      flush();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "writing the session " + db.file() + " failed", e);
+    }
+  }
+
+  /** On the writer thread: writes what is noted. False when writing failed (and capture paused). */
+  boolean flush() {
+    if (problem != null) {
+      return false; // paused until resume()
+    }
+    LinkedHashMap<Long, Flow> batch;
+    synchronized (lock) {
+      if (pending.isEmpty()) {
+        triggered = false;
+        return true;
+      }
+      batch = pending;
+      pending = new LinkedHashMap<>();
+      triggered = false;
+    }
+    long t0 = System.nanoTime();
+    Map<Long, Integer> messagesBefore = new HashMap<>();
+    // the flows whose bodies this batch wrote: decided once per flow, as it may end while we write
+    java.util.List<Flow> ended = new java.util.ArrayList<>();
+    Connection c = db.writer();
+    try {
+      c.setAutoCommit(false);
+      for (Flow f : batch.values()) {
+        // the state is read once: a flow that ends while we write waits for the next batch
+        FlowState state = f.state();
+        boolean end = state != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id());
+        writer.row(f, 0, state);
+        if (f.isWebSocket() || !f.webSocketMessages().isEmpty()) {
+          int from = messagesWritten.getOrDefault(f.id(), 0);
+          messagesBefore.put(f.id(), from);
+          messagesWritten.put(f.id(), writer.messages(f, from));
+        }
+        if (end) {
+          writer.bodies(f);
+          ended.add(f);
+        }
+      }
+      c.commit();
+    } catch (SQLException | IOException | FlowWriter.WriteFailure e) {
+      rollback(c);
+      messagesWritten.putAll(messagesBefore);
+      synchronized (lock) { // the batch goes back in front of what was noted meanwhile
+        batch.putAll(pending);
+        pending = batch;
+      }
+      fail(e);
+      return false;
+    } finally {
+      try {
+        c.setAutoCommit(true);
+      } catch (SQLException ignored) {
+        // the next batch sets it again
+      }
+    }
+    for (Flow f : ended) {
+      bodiesWritten.add(f.id());
+      messagesWritten.remove(f.id());
+      written.add(f);
+    }
+    while (written.size() > CACHE) {
+      forget(written.poll());
+    }
+    long took = System.nanoTime() - t0;
+    flowsWritten.addAndGet(batch.size());
+    batches.incrementAndGet();
+    writeNanos.addAndGet(took);
+    maxBatchNanos = Math.max(maxBatchNanos, took);
+    return true;
+  }
+
+  /** The flow leaves memory; its spill files (saved in the session) are deleted. */
+  private void forget(Flow f) {
+    bodiesWritten.remove(f.id());
+    store.forget(f);
+    for (Body b : new Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(), f.originalResponseBody()}) {
+      if (b != null && b.spilled()) {
+        b.release();
+      }
+    }
+  }
+
+  private void rollback(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // SQLite rolled back already (a full disk aborts the transaction)
+    }
+    writer.rolledBack();
+  }
+
+  private void fail(Exception e) {
+    Throwable cause = e instanceof FlowWriter.WriteFailure w ? w.sql() : e;
+    String why = SessionDb.diskFull(cause)
+        ? "The disk holding " + db.file() + " is full: capture is paused (traffic is still relayed; the flows saved"
+            + " so far are safe). Free some space, then resume."
+        : "Cannot write the session " + db.file() + " (" + cause.getMessage() + "): capture is paused (traffic is"
+            + " still relayed; the flows saved so far are safe).";
+    LOG.log(Level.WARNING, why, cause);
+    problem = why;
+    store.capturing(false);
+    problems.accept(why);
+  }
+
+  /** Why writing stopped, or null while it works. */
+  public String problem() {
+    return problem;
+  }
+
+  /**
+   * On the writer thread: tries the waiting flows again; on success clears the problem and turns
+   * capture back on. Returns whether writing works now.
+   */
+  boolean resume() {
+    if (problem == null) {
+      return true;
+    }
+    problem = null;
+    if (flush()) {
+      store.capturing(true);
+      problems.accept(null);
+      return true;
+    }
+    return false;
+  }
+
+  /** Waits (up to {@code millis}) until every flow event published so far has been noted. */
+  public boolean awaitNoted(long millis) {
+    return subscription.awaitIdle(millis, TimeUnit.MILLISECONDS);
+  }
+
+  /** On the writer thread: drops what is noted and what is known of written flows (the session was cleared). */
+  void cleared() {
+    synchronized (lock) {
+      pending = new LinkedHashMap<>();
+    }
+    messagesWritten.clear();
+    bodiesWritten.clear();
+    written.clear();
+  }
+
+  /** Flows written, batches, total and longest batch time (for benchmarks and the status line). */
+  public Stats stats() {
+    int waiting;
+    synchronized (lock) {
+      waiting = pending.size();
+    }
+    return new Stats(flowsWritten.get(), batches.get(), writeNanos.get(), maxBatchNanos, waiting);
+  }
+
+  /** Writing statistics; {@code pending} is what waits for the next batch. */
+  public record Stats(long flowsWritten, long batches, long writeNanos, long maxBatchNanos, int pending) {}
+
+  /** Stops following the store. The caller flushes first (on the writer thread) if it wants the rest. */
+  @Override
+  public void close() {
+    ticks.cancel(false);
+    subscription.close();
+  }
+}

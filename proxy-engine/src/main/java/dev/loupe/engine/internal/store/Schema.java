@@ -1,0 +1,119 @@
+package dev.loupe.engine.internal.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The tables of a session file, its identity and its version.
+ *
+ * <h3>Identity and version</h3>
+ * A session file is an SQLite database whose {@code application_id} is {@link #APPLICATION_ID}
+ * ("Loup") and whose {@code user_version} is the schema version. {@link #VERSION} is what this Loupe
+ * writes. A file with a higher version is refused, unchanged; a lower one is brought up to date by
+ * {@link #MIGRATIONS} (after a copy of the file is kept, see {@code SessionDb}).
+ *
+ * <h3>Tables (version 1)</h3>
+ * <ul>
+ *   <li>{@code session_info(key, value)}: who wrote the file and when.</li>
+ *   <li>{@code flow}: one row per flow. Columns for what the table view shows and filters use (see
+ *       {@code dev.loupe.engine.filter.FilterSql}), everything else in {@code detail} (see
+ *       {@link FlowCodec}). {@code started} is epoch nanoseconds; {@code state} is 0 in flight, 1
+ *       complete, 2 failed; {@code source} 0 captured, 1 imported from a file.</li>
+ *   <li>{@code body(flow, part, size, truncated, captured, data, file)}: part 0 request, 1 response,
+ *       2 the original request, 3 the original response. The kept bytes are in {@code data}, or in
+ *       {@code file} (a side file next to the database, while the session is being recorded), or
+ *       in {@code body_chunk} rows (both null: folded into the file on save). Empty bodies have no
+ *       row.</li>
+ *   <li>{@code message(flow, seq, direction, opcode, length, time, payload)}: WebSocket messages;
+ *       {@code time} in epoch nanoseconds.</li>
+ *   <li>{@code certificate(sha256, der)}: each certificate once, referenced from the detail blobs.</li>
+ * </ul>
+ */
+final class Schema {
+  /** "Loup", big-endian: tells a Loupe session from any other SQLite file. */
+  static final int APPLICATION_ID = 0x4C6F7570;
+  static final int VERSION = 1;
+
+  /** One step up: from version {@code from} to {@code from + 1}, inside the migration's transaction. */
+  interface Migration {
+    int from();
+
+    void apply(Connection c) throws SQLException;
+  }
+
+  /** The steps from older versions, in order (none yet: version 1 is the first). */
+  static final List<Migration> MIGRATIONS = List.of();
+
+  private static final String[] CREATE = {
+      "CREATE TABLE session_info(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+      """
+      CREATE TABLE flow(
+        id INTEGER PRIMARY KEY,
+        started INTEGER NOT NULL,
+        state INTEGER NOT NULL,
+        tier TEXT NOT NULL,
+        source INTEGER NOT NULL DEFAULT 0,
+        method TEXT, scheme TEXT, host TEXT, port INTEGER, target TEXT, url TEXT,
+        status INTEGER,
+        req_type TEXT, res_type TEXT,
+        req_size INTEGER, res_size INTEGER,
+        duration INTEGER, total_ms REAL,
+        client_proto TEXT, server_proto TEXT,
+        error_kind TEXT, error TEXT,
+        websocket INTEGER NOT NULL DEFAULT 0,
+        tunnel_up INTEGER NOT NULL DEFAULT 0, tunnel_down INTEGER NOT NULL DEFAULT 0,
+        modified TEXT, replay_of INTEGER, client TEXT,
+        detail BLOB NOT NULL)""",
+      """
+      CREATE TABLE body(
+        flow INTEGER NOT NULL, part INTEGER NOT NULL,
+        size INTEGER NOT NULL, truncated INTEGER NOT NULL, captured INTEGER NOT NULL,
+        data BLOB, file TEXT,
+        PRIMARY KEY (flow, part))""",
+      "CREATE TABLE body_chunk(flow INTEGER NOT NULL, part INTEGER NOT NULL, seq INTEGER NOT NULL,"
+          + " data BLOB NOT NULL, PRIMARY KEY (flow, part, seq))",
+      "CREATE TABLE message(flow INTEGER NOT NULL, seq INTEGER NOT NULL, direction INTEGER NOT NULL,"
+          + " opcode INTEGER NOT NULL, length INTEGER NOT NULL, time INTEGER NOT NULL, payload BLOB NOT NULL,"
+          + " PRIMARY KEY (flow, seq))",
+      "CREATE TABLE certificate(sha256 BLOB PRIMARY KEY, der BLOB NOT NULL)",
+      // what filters and column sorts look up; id order needs none (the rowid)
+      "CREATE INDEX flow_host ON flow(host)",
+      "CREATE INDEX flow_method ON flow(method)",
+      "CREATE INDEX flow_status ON flow(status)",
+      "CREATE INDEX flow_res_type ON flow(res_type)",
+      "CREATE INDEX flow_res_size ON flow(res_size)",
+      "CREATE INDEX flow_duration ON flow(duration)",
+      "CREATE INDEX flow_started ON flow(started)",
+      "CREATE INDEX flow_client_proto ON flow(client_proto)",
+  };
+
+  private Schema() {}
+
+  /** Creates the tables in an empty database and stamps it; in the caller's transaction. */
+  static void create(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String sql : CREATE) {
+        s.execute(sql);
+      }
+      s.execute("PRAGMA application_id = " + APPLICATION_ID);
+      s.execute("PRAGMA user_version = " + VERSION);
+    }
+  }
+
+  static int intPragma(Connection c, String name) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("PRAGMA " + name)) {
+      return r.next() ? r.getInt(1) : 0;
+    }
+  }
+
+  /** Whether the database has no tables at all (a new file, or a zero-length one). */
+  static boolean empty(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(*) FROM sqlite_master")) {
+      return r.next() && r.getInt(1) == 0;
+    }
+  }
+}
