@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fault injection, the long version: FaultInjectionTest with every fault repeated N times (default
-# 10,000) per server-leg protocol and client-leg protocol (H1, H2, H3), in one JVM with Netty's
-# paranoid leak detection. One command:
+# Fault injection, the long version: FaultInjectionTest with every fault repeated N times per
+# server-leg/client-leg protocol pair (H1, H2, H3 each side; default N = 3334, so about 10,000 times
+# per fault on each protocol of each leg), in one JVM with Netty's paranoid leak detection. One
+# command:
 #
-#   scripts/faults.sh                 # 10,000 repeats
-#   scripts/faults.sh 500 32          # 500 repeats, 32 requests in flight at a time
+#   scripts/faults.sh                 # 3334 per pair: ~10,000 per fault and protocol
+#   scripts/faults.sh 500 32          # 500 per pair, 32 requests in flight at a time
 #
 # The build runs the same test with 3 repeats. Results: bench/results/faults-STAMP.md (the test's
 # "[faults]" lines: per fault and protocol pair, the error kinds the flows ended with and what the
@@ -12,8 +13,8 @@
 # the full test output next to it.
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
-REPEATS=${1:-10000}
-PARALLEL=${2:-16}
+REPEATS=${1:-3334}
+PARALLEL=${2:-64}
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 OUT=bench/results/faults-$STAMP
 mkdir -p bench/results

@@ -42,7 +42,13 @@ CP_FILE=$OUT/classpath
 echo "[fuzz-long] compiling the test classes and resolving the class path" >&2
 mvn -B -q -o -pl proxy-engine -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$CP_FILE" >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; exit 1; }
-CP="$ROOT/proxy-engine/target/test-classes:$ROOT/proxy-engine/target/classes:$(cat "$CP_FILE")"
+# A private copy of the compiled classes: a build in this tree during the run must not pull them
+# away under the fuzzer.
+mkdir -p "$OUT/classes"
+cp -r proxy-engine/target/test-classes "$OUT/classes/engine-test"
+cp -r proxy-engine/target/classes "$OUT/classes/engine"
+cp -r cert-authority/target/classes "$OUT/classes/ca"
+CP="$OUT/classes/engine-test:$OUT/classes/engine:$(sed "s|$ROOT/cert-authority/target/classes|$OUT/classes/ca|" "$CP_FILE")"
 
 run_target() {
   local name=$1
@@ -54,6 +60,7 @@ run_target() {
   # The corpus JUnit fuzzing uses, so both kinds of run build on each other.
   local corpus=$ROOT/proxy-engine/.cifuzz-corpus/dev.loupe.engine.fuzz.$name/$method
   mkdir -p "$corpus"
+  local code=0
   (cd proxy-engine && nice -n 10 java -Xmx1g -Dio.netty.leakDetection.level=paranoid \
     -Dio.netty.leakDetection.targetRecords=8 -cp "$CP" com.code_intelligence.jazzer.Jazzer \
     --target_class=dev.loupe.engine.fuzz."$name" --target_method="$method" \
@@ -61,9 +68,9 @@ run_target() {
     --custom_hook_includes='dev.loupe.**' \
     --disabled_hooks=com.code_intelligence.jazzer.sanitizers.RegexInjection \
     --keep_going=20 --reproducer_path="$dir" \
-    -max_total_time=$((MINUTES * 60)) -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 \
-    -artifact_prefix="$dir/" "$corpus") >"$dir/fuzz.log" 2>&1
-  echo $? > "$dir/exit"
+    -max_total_time=$((MINUTES * 60)) -rss_limit_mb=4096 -timeout=300 -print_final_stats=1 \
+    -artifact_prefix="$dir/" "$corpus") >"$dir/fuzz.log" 2>&1 || code=$?
+  echo "$code" > "$dir/exit"
 }
 
 echo "[fuzz-long] ${#targets[@]} targets, $MINUTES min each, $PARALLEL at a time; output in $OUT" >&2

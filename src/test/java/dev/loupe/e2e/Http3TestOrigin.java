@@ -49,7 +49,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * takes them); {@code POST /echo} (the body streamed back); {@code POST /sha256} ("HEX LENGTH" of
  * the body; a {@code 100} first when the request expects it); {@code /trailers} ("hello trailers"
  * and a trailer field {@code x-checksum: abc123}); {@code /early-hints} (a {@code 103} with
- * {@code link: </style.css>; rel=preload}, then 200 "early hints"). It records every request
+ * {@code link: </style.css>; rel=preload}, then 200 "early hints"); faults: {@code /reset} (promises
+ * 100000 bytes, sends 1000, resets the stream), {@code /close} (resets the stream without
+ * answering), {@code /silent} (never answers). It records every request
  * ({@link Seen}) and how its stream ended. {@link #vanish()} makes it go silent, as a server that
  * lost power or network would.
  */
@@ -281,6 +283,14 @@ final class Http3TestOrigin implements AutoCloseable {
         ctx.write(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().status("200")));
         ctx.write(new DefaultHttp3DataFrame(Unpooled.copiedBuffer("hello trailers", StandardCharsets.UTF_8)));
         end(ctx, ctx.writeAndFlush(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().set("x-checksum", "abc123"))));
+      } else if (route.equals("/reset")) {
+        ctx.write(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().status("200").setLong("content-length", 100_000)));
+        ctx.writeAndFlush(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(new byte[1000])))
+            .addListener(f -> Http3TestClient.cancel((QuicStreamChannel) ctx.channel()));
+      } else if (route.equals("/close")) {
+        Http3TestClient.cancel((QuicStreamChannel) ctx.channel());
+      } else if (route.equals("/silent")) {
+        return; // the request stays unanswered until the peer gives up
       } else if (route.startsWith("/bytes/")) {
         long n = Long.parseLong(route.substring("/bytes/".length()));
         ChannelFuture head = ctx.writeAndFlush(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().status("200")

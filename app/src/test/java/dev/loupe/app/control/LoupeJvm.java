@@ -55,10 +55,10 @@ public final class LoupeJvm implements AutoCloseable {
     return await(CONTROL);
   }
 
-  /** The first stdout line matching {@code p} (waiting up to 60 s for it). */
+  /** The first stdout line matching {@code p} (waiting up to 3 min for it: a loaded machine starts JVMs slowly). */
   public Matcher await(Pattern p) {
     Matcher[] found = new Matcher[1];
-    Awaitility.await("stdout line " + p).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+    Awaitility.await("stdout line " + p).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(50))
         .failFast("loupe exited: " + this, () -> !process.isAlive())
         .until(() -> {
           for (String line : stdout) {

@@ -3,7 +3,10 @@ package dev.loupe.engine.fuzz;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** What a recorded host may look like: an IP literal, or a name of letters, digits, '-', '_', '.'. */
+/**
+ * What a recorded host may look like: an IP literal, or a reg-name of letters, digits and
+ * {@code - . _ ~ %} (RFC 3986 unreserved characters and percent escapes; no sub-delims).
+ */
 final class HostChars {
   private HostChars() {}
 
@@ -23,6 +26,6 @@ final class HostChars {
       }
     }
     return host.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || c == '-' || c == '_' || c == '.');
+        || c == '-' || c == '_' || c == '.' || c == '~' || c == '%');
   }
 }

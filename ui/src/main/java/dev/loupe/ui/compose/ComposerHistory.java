@@ -185,8 +185,11 @@ public final class ComposerHistory {
       }
       RequestDraft d = new RequestDraft(n.path("method").asText("GET"), n.path("url").asText(""), "HTTP/1.1",
           Headers.of(fields), Base64.getDecoder().decode(n.path("body").asText("")));
+      List<String> redacted = new ArrayList<>();
+      n.path("redacted").forEach(r -> redacted.add(r.asText()));
       return new Entry(Instant.parse(n.path("sentAt").asText()),
-          d, Replayer.Protocol.valueOf(n.path("protocol").asText("AUTO")), n.path("bodyOmitted").asBoolean(false));
+          d, Replayer.Protocol.valueOf(n.path("protocol").asText("AUTO")), n.path("bodyOmitted").asBoolean(false),
+          redacted);
     } catch (RuntimeException bad) {
       return null; // one bad entry does not lose the others
     }
