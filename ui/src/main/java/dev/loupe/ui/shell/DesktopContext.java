@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.settings.Settings;
+import dev.loupe.ui.session.SessionManager;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.status.ActivityFeed;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -23,15 +24,30 @@ import java.util.Objects;
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
  * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
+ * @param sessions    the session files the window records into (File menu, autosave), or null to keep
+ *                    flows in memory only
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
+    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, SessionManager sessions) {
+  /** Flows in memory only (no session files). */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity, null);
+  }
+
   /** Without agent activity (no MCP server). */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, ActivityFeed.NONE);
+  }
+
+  /** The same context recording into {@code manager}'s sessions. */
+  public DesktopContext withSessions(SessionManager manager) {
+    return new DesktopContext(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer,
+        agentActivity, manager);
   }
 
   public DesktopContext {
