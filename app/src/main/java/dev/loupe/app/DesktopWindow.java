@@ -1,8 +1,15 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.session.ImportReport;
+import dev.loupe.engine.session.SessionException;
+import dev.loupe.ui.session.SessionManager;
 import dev.loupe.ui.shell.DesktopApp;
 import dev.loupe.ui.shell.DesktopContext;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /** Opens the desktop window when this machine has a display. */
@@ -18,12 +25,51 @@ final class DesktopWindow {
     return null;
   }
 
-  /** Shows the window and returns when the user closes it. */
-  static void showAndWait(DesktopContext ctx) {
+  /**
+   * The window's session files: the one asked for ({@code loupe FILE.loupe}, {@code --session}), or a
+   * new untitled one; a HAR file given ({@code loupe FILE.har}) is opened into a new session.
+   *
+   * @throws IllegalStateException with the reason when a file given cannot be opened
+   */
+  static SessionManager sessions(Path confdir, FlowStore store, SessionOptions options, PrintStream out) {
     try {
-      DesktopApp.showAndWait(ctx);
+      SessionManager sessions = new SessionManager(confdir, store, Path.of(System.getProperty("java.io.tmpdir")));
+      sessions.start(options.record());
+      out.println("Recording into " + sessions.current().file());
+      if (options.har() != null) {
+        ImportReport report = sessions.open(options.har());
+        ConvertCommand.printProblems(report, System.err);
+        out.println("Opened " + options.har() + ": " + report.imported() + " of " + report.entries() + " entries");
+      }
+      // SIGTERM with the window open: the session is still closed cleanly (close is idempotent)
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> close(sessions), "loupe-sessions-close"));
+      return sessions;
+    } catch (SessionException | IOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  /** Shows the window and returns when the user closes it; then closes the sessions cleanly. */
+  static void showAndWait(SessionManager sessions, DesktopContext ctx) {
+    try {
+      DesktopApp.showAndWait(ctx.withSessions(sessions));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      close(sessions);
+    }
+  }
+
+  /** Writes what is left of the current session and closes it (the next start offers nothing back). */
+  static void close(SessionManager sessions) {
+    try {
+      Path file = sessions.current() == null ? null : sessions.current().file();
+      sessions.close();
+      if (file != null) {
+        System.err.println("Loupe: session saved to " + file);
+      }
+    } catch (SessionException e) {
+      System.err.println("Loupe: " + e.getMessage());
     }
   }
 

@@ -35,7 +35,7 @@ final class HeadlessSession {
   private final Supplier<ProxyEngine> engine;
   private final FlowStore store;
   /** The session file flows are recorded into, or null (flows only in memory). */
-  private final Session session;
+  private volatile Session session;
   private final Path har;
   private final PrintStream out;
   private final FlowStore.Subscription printer;
@@ -57,6 +57,11 @@ final class HeadlessSession {
     this.out = out;
     this.printer = out == null ? null : store.subscribe(this::print);
     Runtime.getRuntime().addShutdownHook(new Thread(this::shutdown, "loupe-shutdown"));
+  }
+
+  /** Records into {@code s} from now on (the window could not open; null: none); closed at shutdown. */
+  void record(Session s) {
+    session = s;
   }
 
   /** Blocks until the JVM is shutting down and the session has been saved. */
@@ -81,8 +86,9 @@ final class HeadlessSession {
         printer.awaitIdle(2, TimeUnit.SECONDS);
         printer.close();
       }
-      if (session != null) {
-        closeSession();
+      Session s = session;
+      if (s != null) {
+        closeSession(s);
       } else if (har != null) {
         List<Flow> flows = store.snapshot();
         try {
@@ -98,7 +104,7 @@ final class HeadlessSession {
   }
 
   /** Writes what is left, the HAR if asked for (from the file: every flow), and closes the file. */
-  private void closeSession() {
+  private void closeSession(Session session) {
     try {
       session.flush();
       if (har != null) {

@@ -400,7 +400,8 @@ final class LoupeCommand implements Callable<Integer> {
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
         : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
-    dev.loupe.engine.session.Session recording = sessionFiles.startRecording(store, System.out);
+    // the window records through its session manager (File menu, autosave); headless straight into --session
+    dev.loupe.engine.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
@@ -465,13 +466,14 @@ final class LoupeCommand implements Callable<Integer> {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
+        dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
           String listening = hostPort(engine.address());
           dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
               engines::config, engines::restart, a -> { }, dir, ca);
           engines.onRestart(connect::reopenOn);
           Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
-          DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
+          DesktopWindow.showAndWait(sessions, new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
@@ -483,9 +485,11 @@ final class LoupeCommand implements Callable<Integer> {
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)
         } catch (RuntimeException | LinkageError e) {
           noDisplay = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+          DesktopWindow.close(sessions);
         }
       }
       out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
+      session.record(sessionFiles.startRecording(store, out));
       out.flush();
     }
     session.runUntilShutdown();

@@ -17,24 +17,32 @@ public final class FlowMarks {
 
   /** The marks of {@code f}: {@code "✎ ↻12"}, {@code "✎"}, {@code "↻12"} or empty. */
   public static String marks(Flow f) {
-    StringBuilder sb = new StringBuilder();
-    if (!f.modifiedBy().isEmpty()) {
-      sb.append('✎');
-    }
-    if (f.replayOf() >= 0) {
-      sb.append(sb.length() == 0 ? "" : " ").append('↻').append(f.replayOf());
-    }
-    return sb.toString();
+    return marks(f.modifiedBy(), f.replayOf());
   }
 
   /** What the marks' tooltip says, or null when there are none. */
   public static String explain(Flow f) {
+    return explain(f.modifiedBy(), f.replayOf());
+  }
+
+  private static String marks(java.util.List<String> modifiedBy, long replayOf) {
     StringBuilder sb = new StringBuilder();
-    if (!f.modifiedBy().isEmpty()) {
-      sb.append(DetailViewModel.modifiedByText(java.util.List.copyOf(f.modifiedBy())));
+    if (!modifiedBy.isEmpty()) {
+      sb.append('✎');
     }
-    if (f.replayOf() >= 0) {
-      sb.append(sb.length() == 0 ? "" : "\n").append("Replay of #").append(f.replayOf());
+    if (replayOf >= 0) {
+      sb.append(sb.length() == 0 ? "" : " ").append('↻').append(replayOf);
+    }
+    return sb.toString();
+  }
+
+  private static String explain(java.util.List<String> modifiedBy, long replayOf) {
+    StringBuilder sb = new StringBuilder();
+    if (!modifiedBy.isEmpty()) {
+      sb.append(DetailViewModel.modifiedByText(java.util.List.copyOf(modifiedBy)));
+    }
+    if (replayOf >= 0) {
+      sb.append(sb.length() == 0 ? "" : "\n").append("Replay of #").append(replayOf);
     }
     return sb.length() == 0 ? null : sb.toString();
   }
@@ -62,14 +70,14 @@ public final class FlowMarks {
           setTooltip(null);
           return;
         }
-        Flow f = r.flow();
-        setText(marks(f));
-        if (!f.modifiedBy().isEmpty()) {
+        // from the row's columns: a stored flow is not read back just to draw its marks
+        setText(marks(r.modifiedBy(), r.replayOf()));
+        if (!r.modifiedBy().isEmpty()) {
           getStyleClass().add("flow-mark-modified");
-        } else if (f.replayOf() >= 0) {
+        } else if (r.replayOf() >= 0) {
           getStyleClass().add("flow-mark-replay");
         }
-        String tip = explain(f);
+        String tip = explain(r.modifiedBy(), r.replayOf());
         setTooltip(tip == null ? null : new Tooltip(tip));
       }
     });

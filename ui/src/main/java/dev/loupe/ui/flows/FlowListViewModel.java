@@ -5,84 +5,130 @@ import dev.loupe.engine.filter.FilterSyntaxException;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.SortKey;
 import dev.loupe.ui.common.FxThread;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
-import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import javafx.collections.transformation.FilteredList;
 
 /**
- * The live flow table's model: one {@link FlowRow} per flow, in arrival order, kept up with the
- * engine by <b>batches</b>. Flow events arrive on the store's delivery thread and are only recorded
- * (the newest state per flow wins); at most {@value #DEFAULT_PULSES_PER_SECOND} times a second the
- * pending flows are turned into rows and applied on the UI thread in one go, so a burst of thousands
- * of flows per second costs a few list changes, not one per event.
+ * The flow table's model: the flows of the live store and of a {@link FlowCatalog} (a session file),
+ * as rows made only when shown, kept up with the engine by <b>batches</b>.
  *
- * <p>{@link #visibleRows()} is the rows the filter lets through ({@link #filter(String)}, the shared
- * filter language); a syntax error leaves the previous filter in force and is reported in
- * {@link #filterErrorProperty()}. A new filter is matched against the rows already there on a
- * worker thread (a body search over 100,000 flows takes a while); the UI thread then only looks
- * the answers up, and rows that arrived or changed meanwhile are matched as they come. While
- * the user types, only the newest expression's answer is applied.
+ * <h3>Live flows</h3>
+ * Flow events arrive on the store's delivery thread and are only recorded (the newest state per
+ * flow wins); at most {@value #DEFAULT_PULSES_PER_SECOND} times a second the pending flows are turned
+ * into rows and applied on the UI thread in one go, so a burst of thousands of flows per second costs
+ * a few list changes, not one per event.
+ *
+ * <h3>Filter and order</h3>
+ * {@link #visibleRows()} is the rows the filter lets through ({@link #filter(String)}, the shared
+ * filter language), in the order {@link #sort} asked for. A new filter or order is answered on a
+ * worker thread: by the catalog for stored flows (SQL where the filter allows, a streamed scan
+ * otherwise), by {@link Filter#test} for the live ones; the UI thread then only places the answer.
+ * Live flows that change meanwhile are matched again as they come. While the user types, only the
+ * newest expression's answer is applied. A syntax error leaves the previous filter in force and is
+ * reported in {@link #filterErrorProperty()}.
+ *
+ * <h3>Memory</h3>
+ * The lists hold ids (eight bytes a flow); rows exist for the live store's flows and a bounded cache
+ * of stored ones ({@link RowSource}), so a million-flow session costs what is on screen plus a cache.
  *
  * <p>All list and property changes happen on the UI thread ({@link FxThread}); the view model holds
  * no JavaFX nodes and is tested without a display.
  */
 public final class FlowListViewModel implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(FlowListViewModel.class.getName());
   static final int DEFAULT_PULSES_PER_SECOND = 30;
 
   private final FxThread fx;
-  private final ObservableList<FlowRow> rows = FXCollections.observableArrayList();
-  private final ObservableList<FlowRow> readOnlyRows = FXCollections.unmodifiableObservableList(rows);
-  private final FilteredList<FlowRow> visible = new FilteredList<>(rows, r -> true);
-  /** Row index by flow id (UI thread only). */
-  private final Map<Long, Integer> indexById = new HashMap<>();
+  private final FlowStore store;
+  private final RowSource rows;
+  /** Every flow, by id. */
+  private final FlowRows all;
+  /** The flows the shown filter lets through, in the shown order. */
+  private final FlowRows visible;
+  private final ObservableList<FlowRow> readOnlyAll;
+  private final ObservableList<FlowRow> readOnlyVisible;
   private final ReadOnlyIntegerWrapper count = new ReadOnlyIntegerWrapper(this, "count");
   private final ReadOnlyStringWrapper filterError = new ReadOnlyStringWrapper(this, "filterError", "");
+  private final ReadOnlyBooleanWrapper filtering = new ReadOnlyBooleanWrapper(this, "filtering");
   private final Object lock = new Object();
   /** Flows changed since the last batch, newest state wins, first-arrival order (guarded by lock). */
   private LinkedHashMap<Long, Flow> pending = new LinkedHashMap<>();
   private boolean batchPosted;
   private final FlowStore.Subscription subscription;
   private final ScheduledExecutorService pulse;
+  private final Executor worker;
+  /** What the visible rows show (UI thread). */
+  private Filter shownFilter = Filter.ALL;
+  /** What was asked for last (UI thread); shown once its answer arrives. */
   private Filter filter = Filter.ALL;
-  private final Executor filterWorker;
-  /** Increases with each {@link #filter} call; an older answer is dropped, an older scan stops. */
-  private volatile long filterGeneration;
-  private final ReadOnlyBooleanWrapper filtering = new ReadOnlyBooleanWrapper(this, "filtering");
+  private SortKey key = SortKey.ID;
+  private boolean descending;
+  /** Increases with each new filter, order or catalog; an older answer is dropped, an older scan stops. */
+  private volatile long generation;
+  /** Increases with each new catalog (or clear): an older answer for the "all" list is dropped. */
+  private volatile long allGeneration;
+  /** Answers asked for and not applied yet (UI thread). */
+  private int waiting;
+  /** Live flows batched while answers were pending: matched again when one arrives (UI thread). */
+  private final Set<Long> touched = new HashSet<>();
+  private int pulses;
 
-  /** Follows {@code store} from now on (flows already in it are loaded first). */
+  /** Follows {@code store}, every flow in memory (flows already in it are loaded first). */
   public FlowListViewModel(FlowStore store, FxThread fx) {
-    this(store, fx, DEFAULT_PULSES_PER_SECOND, null);
+    this(store, FlowCatalog.NONE, fx, DEFAULT_PULSES_PER_SECOND, null);
+  }
+
+  /** Follows {@code store} and shows the flows of {@code catalog} (a session file) with them. */
+  public FlowListViewModel(FlowStore store, FlowCatalog catalog, FxThread fx) {
+    this(store, catalog, fx, DEFAULT_PULSES_PER_SECOND, null);
+  }
+
+  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond, Executor filterWorker) {
+    this(store, FlowCatalog.NONE, fx, pulsesPerSecond, filterWorker);
   }
 
   /** {@code filterWorker} null: a daemon thread of its own. */
-  FlowListViewModel(FlowStore store, FxThread fx, int pulsesPerSecond, Executor filterWorker) {
+  FlowListViewModel(FlowStore store, FlowCatalog catalog, FxThread fx, int pulsesPerSecond, Executor filterWorker) {
     this.fx = fx;
-    this.filterWorker = filterWorker != null ? filterWorker : Executors.newSingleThreadExecutor(r -> {
+    this.store = store;
+    this.rows = new RowSource(store, catalog);
+    this.all = new FlowRows(rows);
+    this.visible = new FlowRows(rows);
+    this.readOnlyAll = javafx.collections.FXCollections.unmodifiableObservableList(all);
+    this.readOnlyVisible = javafx.collections.FXCollections.unmodifiableObservableList(visible);
+    this.worker = filterWorker != null ? filterWorker : Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "loupe-ui-filter");
       t.setDaemon(true);
       return t;
     });
     this.subscription = store.subscribe(this::onEvent, 100_000);
-    for (Flow f : store.snapshot()) {
-      record(f);
+    if (catalog == FlowCatalog.NONE) {
+      for (Flow f : store.snapshot()) { // all in memory: the first rows come at once
+        record(f);
+      }
+    } else {
+      query(true);
     }
     pulse = pulsesPerSecond <= 0 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "loupe-ui-pulse");
@@ -95,16 +141,16 @@ public final class FlowListViewModel implements AutoCloseable {
     }
   }
 
-  /** Every row, in arrival order (UI thread). */
+  /** Every row, in arrival (id) order (UI thread). */
   public ObservableList<FlowRow> rows() {
     // One wrapper for everyone: an unmodifiable wrapper forwards changes only while it is reachable,
     // so a listener added to a fresh one per call would stop hearing once that wrapper is collected.
-    return readOnlyRows;
+    return readOnlyAll;
   }
 
-  /** The rows the current filter lets through, in arrival order (UI thread). */
+  /** The rows the current filter lets through, in the current order (UI thread). */
   public ObservableList<FlowRow> visibleRows() {
-    return visible;
+    return readOnlyVisible;
   }
 
   /** How many flows the table holds. */
@@ -115,6 +161,24 @@ public final class FlowListViewModel implements AutoCloseable {
   /** The filter's syntax error ("expected ')' at 12"), or empty. */
   public ReadOnlyStringProperty filterErrorProperty() {
     return filterError.getReadOnlyProperty();
+  }
+
+  /** True from a {@link #filter} or {@link #sort} call until its answer is applied. */
+  public ReadOnlyBooleanProperty filteringProperty() {
+    return filtering.getReadOnlyProperty();
+  }
+
+  /** The filter shown (after its answer arrived). */
+  public Filter shownFilter() {
+    return shownFilter;
+  }
+
+  public SortKey sortKey() {
+    return key;
+  }
+
+  public boolean sortDescending() {
+    return descending;
   }
 
   /**
@@ -129,51 +193,155 @@ public final class FlowListViewModel implements AutoCloseable {
       filterError.set(e.getMessage());
       return;
     }
-    Filter f = filter;
-    long generation = ++filterGeneration;
-    if (f == Filter.ALL) {
-      filtering.set(false);
-      visible.setPredicate(null);
+    query(false);
+  }
+
+  /** Orders the visible rows by {@code key} (ties by id). Call on the UI thread. */
+  public void sort(SortKey key, boolean descending) {
+    if (key == this.key && descending == this.descending) {
       return;
     }
-    FlowRow[] snapshot = rows.toArray(new FlowRow[0]);
+    this.key = key;
+    this.descending = descending;
+    query(false);
+  }
+
+  /** Shows {@code next}'s flows instead (a session opened); the rows are read again. UI thread. */
+  public void catalog(FlowCatalog next) {
+    synchronized (lock) {
+      pending = new LinkedHashMap<>();
+    }
+    rows.reset(next);
+    allGeneration++;
+    all.replace(SortKey.ID, false, new long[0], 0);
+    visible.replace(key, descending, new long[0], 0);
+    count.set(0);
+    query(true);
+  }
+
+  /**
+   * Asks the worker for the ids of the visible rows (and of every row, {@code everything}: a new
+   * catalog); the newest request of each wins. Everything in the live store and in the catalog,
+   * filter and order as now.
+   */
+  private void query(boolean everything) {
+    long gen = ++generation;
+    Filter f = filter;
+    SortKey k = key;
+    boolean desc = descending;
+    FlowCatalog catalog = rows.catalog();
+    if (everything) {
+      long allGen = ++allGeneration;
+      ask(() -> Answer.of(store, catalog, Filter.ALL, SortKey.ID, false, () -> allGen != allGeneration),
+          a -> {
+            if (allGen == allGeneration) {
+              place(all, a);
+              count.set(all.size());
+              if (shownFilter == Filter.ALL && key == SortKey.ID && !filtering.get()) {
+                visible.replace(key, descending, everyId(descending), all.size());
+              }
+            }
+          });
+    }
+    if (f == Filter.ALL && k == SortKey.ID) {
+      // every row in id order is what the "all" list holds (or will, when its answer comes): no query
+      filtering.set(false);
+      shownFilter = f;
+      visible.replace(k, desc, everyId(desc), all.size());
+      return;
+    }
     filtering.set(true);
-    filterWorker.execute(() -> {
-      BitSet matches = new BitSet(snapshot.length);
-      for (int i = 0; i < snapshot.length; i++) {
-        if ((i & 1023) == 0 && generation != filterGeneration) {
-          return; // the user typed on: a newer scan is queued
-        }
-        if (f.test(snapshot[i].flow())) {
-          matches.set(i);
-        }
+    ask(() -> Answer.of(store, catalog, f, k, desc, () -> gen != generation), a -> {
+      if (gen == generation) {
+        shownFilter = f;
+        place(visible, a);
+        filtering.set(false);
+      }
+    });
+  }
+
+  /** Every id, ascending or descending. */
+  private long[] everyId(boolean desc) {
+    long[] ids = all.displayIds();
+    if (desc) {
+      for (int i = 0, j = ids.length - 1; i < j; i++, j--) {
+        long t = ids[i];
+        ids[i] = ids[j];
+        ids[j] = t;
+      }
+    }
+    return ids;
+  }
+
+  /** Runs {@code question} on the worker and {@code answer} with its result on the UI thread. */
+  private void ask(java.util.concurrent.Callable<Answer> question, java.util.function.Consumer<Answer> answer) {
+    waiting++;
+    worker.execute(() -> {
+      Answer a;
+      try {
+        a = question.call();
+      } catch (Exception e) {
+        LOG.log(Level.WARNING, "reading the flows", e);
+        fx.post(() -> {
+          done();
+          filtering.set(false);
+          filterError.set("cannot read the session: " + e.getMessage());
+        });
+        return;
       }
       fx.post(() -> {
-        if (generation != filterGeneration) {
-          return; // the user typed on
+        if (a != null) {
+          answer.accept(a);
         }
-        filtering.set(false);
-        visible.setPredicate(r -> {
-          Integer i = indexById.get(r.id());
-          // the answer computed on the worker, unless the row was replaced (updated) since
-          return i != null && i < snapshot.length && snapshot[i] == r ? matches.get(i) : f.test(r.flow());
-        });
+        done();
       });
     });
   }
 
-  /** True from a {@link #filter} call until its answer is applied. */
-  public ReadOnlyBooleanProperty filteringProperty() {
-    return filtering.getReadOnlyProperty();
+  /** An answer arrived (or gave up): live flows batched meanwhile are matched again with what is shown. */
+  private void done() {
+    waiting--;
+    List<Flow> again = new ArrayList<>();
+    for (long id : touched) {
+      Flow live = store.get(id);
+      if (live != null) {
+        again.add(live);
+      }
+    }
+    if (waiting <= 0) {
+      waiting = 0;
+      touched.clear();
+    }
+    if (!again.isEmpty()) {
+      applyFlows(again);
+    }
   }
 
-  /** Forgets every row (the store is cleared separately). Call on the UI thread. */
+  /** Puts the stored ids and the live matches of an answer in order into {@code list}. */
+  private void place(FlowRows list, Answer a) {
+    List<FlowRow> live = new ArrayList<>(a.live().size());
+    for (Flow f : a.live()) {
+      FlowRow known = rows.known(f.id());
+      FlowRow row = known != null && known.ref() instanceof FlowRow.LiveRef ? known : FlowRow.of(f);
+      rows.putLive(row);
+      live.add(row);
+    }
+    list.replace(a.key(), a.descending(), a.stored(), a.storedCount());
+    list.begin();
+    list.insertAll(live);
+    list.end();
+  }
+
+  /** Forgets every row (the store and the catalog are cleared separately). UI thread. */
   public void clear() {
     synchronized (lock) {
       pending = new LinkedHashMap<>();
     }
-    rows.clear();
-    indexById.clear();
+    rows.reset(rows.catalog());
+    allGeneration++;
+    generation++;
+    all.replace(SortKey.ID, false, new long[0], 0);
+    visible.replace(key, descending, new long[0], 0);
     count.set(0);
   }
 
@@ -203,7 +371,7 @@ public final class FlowListViewModel implements AutoCloseable {
     fx.post(this::applyBatch);
   }
 
-  /** On the UI thread: turns the pending flows into rows, one list change per kind. */
+  /** On the UI thread: turns the pending flows into rows, one list change per list. */
   void applyBatch() {
     LinkedHashMap<Long, Flow> batch;
     synchronized (lock) {
@@ -211,31 +379,106 @@ public final class FlowListViewModel implements AutoCloseable {
       pending = new LinkedHashMap<>();
       batchPosted = false;
     }
-    List<FlowRow> added = new ArrayList<>();
-    for (Flow f : batch.values()) {
+    if (waiting > 0) {
+      touched.addAll(batch.keySet());
+    }
+    applyFlows(batch.values());
+    if (++pulses % 32 == 0) {
+      rows.sweep(); // rows of flows the session wrote and the store let go become cached rows
+    }
+  }
+
+  private void applyFlows(Iterable<Flow> flows) {
+    List<FlowRow> addAll = new ArrayList<>();
+    List<FlowRow> addVisible = new ArrayList<>();
+    all.begin();
+    visible.begin();
+    for (Flow f : flows) {
+      FlowRow was = rows.known(f.id());
+      boolean wasLive = was != null && was.ref() instanceof FlowRow.LiveRef;
+      int inAll = all.indexOf(f.id(), wasLive ? was : null);
+      int inVisible = visible.indexOf(f.id(), wasLive ? was : null);
       FlowRow row = FlowRow.of(f);
-      Integer at = indexById.get(f.id());
-      if (at != null) {
-        rows.set(at, row);
-      } else {
-        indexById.put(f.id(), rows.size() + added.size());
-        added.add(row);
+      rows.putLive(row);
+      upsert(all, inAll, was, row, true, addAll);
+      upsert(visible, inVisible, was, row, shownFilter.test(f), addVisible);
+    }
+    all.insertAll(addAll);
+    visible.insertAll(addVisible);
+    all.end();
+    visible.end();
+    count.set(all.size());
+  }
+
+  private static void upsert(FlowRows list, int index, FlowRow was, FlowRow row, boolean matches, List<FlowRow> adds) {
+    if (index < 0) {
+      if (matches) {
+        adds.add(row);
       }
+    } else if (!matches) {
+      list.removeAt(index, was != null ? was : row);
+    } else if (list.inOrder(index, row)) {
+      list.updated(index, was != null ? was : row);
+    } else {
+      list.removeAt(index, was != null ? was : row);
+      adds.add(row);
     }
-    if (!added.isEmpty()) {
-      rows.addAll(added);
-    }
-    count.set(rows.size());
+  }
+
+  /** Live rows held (tests, diagnostics). */
+  int liveRows() {
+    return rows.liveRows();
   }
 
   @Override
   public void close() {
-    if (filterWorker instanceof ExecutorService own) {
+    generation++;
+    allGeneration++;
+    if (worker instanceof ExecutorService own) {
       own.shutdownNow();
     }
     if (pulse != null) {
       pulse.shutdownNow();
     }
     subscription.close();
+  }
+
+  /**
+   * What the worker found for one filter and order: the stored flows' ids in order (live ones left
+   * out) and the live flows that match.
+   */
+  record Answer(SortKey key, boolean descending, long[] stored, int storedCount, List<Flow> live) {
+    /** Null when {@code stop} said to give up. */
+    static Answer of(FlowStore store, FlowCatalog catalog, Filter f, SortKey key, boolean desc,
+        java.util.function.BooleanSupplier stop) throws SessionException {
+      List<Flow> liveFlows = store.snapshot();
+      Set<Long> liveIds = new HashSet<>(liveFlows.size() * 2);
+      List<Flow> matching = new ArrayList<>();
+      int n = 0;
+      for (Flow fl : liveFlows) {
+        liveIds.add(fl.id());
+        if ((++n & 1023) == 0 && stop.getAsBoolean()) {
+          return null;
+        }
+        if (f.test(fl)) {
+          matching.add(fl);
+        }
+      }
+      long[][] ids = {new long[1024]};
+      int[] count = {0};
+      catalog.ids(f, key, desc, id -> {
+        if (!liveIds.contains(id)) {
+          if (count[0] == ids[0].length) {
+            ids[0] = Arrays.copyOf(ids[0], ids[0].length * 2);
+          }
+          ids[0][count[0]++] = id;
+        }
+        return true;
+      }, stop);
+      if (stop.getAsBoolean()) {
+        return null;
+      }
+      return new Answer(key, desc, ids[0], count[0], matching);
+    }
   }
 }

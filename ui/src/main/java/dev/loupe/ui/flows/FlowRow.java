@@ -4,43 +4,122 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Protocols;
-import dev.loupe.engine.flow.RequestHead;
-import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.session.FlowSummary;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
- * One line of the flow table: the columns, read from the flow once per UI batch, so the table
- * never touches a flow the engine is still writing.
+ * One line of the flow table: the columns, read once (from a live flow per UI batch, so the table
+ * never touches a flow the engine is still writing, or from a session file's columns), and a way to
+ * the whole flow ({@link #flow()}: the live one, or read back from the file when asked).
  *
- * @param status      the final response status, or 0 while there is none
- * @param size        response body bytes seen (for a tunnel: bytes both ways)
- * @param durationMs  total time, or -1 while in flight
- * @param clientProto the client side's protocol, short (h1, h2, h3), or "-"
- * @param serverProto the server side's protocol, short, or "-"
- * @param paused      where the flow waits at a breakpoint, or null
+ * @param summary the columns
+ * @param paused  where the flow waits at a breakpoint, or null
+ * @param ref     the whole flow
  */
-public record FlowRow(long id, Instant time, String method, String host, String path, int status,
-    String contentType, long size, double durationMs, String clientProto, String serverProto, FlowTier tier,
-    FlowState state, boolean error, Flow.Paused paused, Flow flow) {
+public record FlowRow(FlowSummary summary, Flow.Paused paused, FlowRef ref) {
+  public FlowRow {
+    Objects.requireNonNull(summary, "summary");
+    Objects.requireNonNull(ref, "ref");
+  }
 
-  /** The columns of {@code f} as they are now. */
+  /** The way from a row to its whole flow. */
+  public interface FlowRef {
+    /** The flow; for a stored one, read from the file (null if it is gone, e.g. the session was cleared). */
+    Flow flow();
+  }
+
+  /** A flow held in memory. Equal only to a ref of the same flow object. */
+  record LiveRef(Flow flow) implements FlowRef {}
+
+  /** The columns of the live flow {@code f} as they are now. */
   public static FlowRow of(Flow f) {
-    RequestHead req = f.request();
-    ResponseHead res = f.response();
-    String type = res == null ? "" : nullToEmpty(res.headers().get("content-type"));
-    int semicolon = type.indexOf(';');
-    long size = f.isTunnel() ? f.tunnelBytesClientToServer() + f.tunnelBytesServerToClient() : f.responseBody().size();
-    return new FlowRow(f.id(), f.startedAt(),
-        req == null ? "" : req.method(),
-        req == null ? "" : req.host(),
-        req == null ? "" : f.isTunnel() ? req.authority() : req.target(),
-        res == null ? 0 : res.status(),
-        semicolon >= 0 ? type.substring(0, semicolon).trim() : type,
-        size,
-        f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs(),
-        Protocols.shortName(f.clientProtocol()), Protocols.shortName(f.serverProtocol()),
-        f.tier(), f.state(), f.error() != null, f.paused(), f);
+    return new FlowRow(FlowSummary.of(f), f.paused(), new LiveRef(f));
+  }
+
+  public long id() {
+    return summary.id();
+  }
+
+  public Instant time() {
+    return summary.startedAt();
+  }
+
+  public String method() {
+    return summary.method();
+  }
+
+  public String host() {
+    return summary.host();
+  }
+
+  /** The request target; {@code host:port} for a tunnel. */
+  public String path() {
+    return summary.path();
+  }
+
+  /** The final response status, or 0 while there is none. */
+  public int status() {
+    return summary.status();
+  }
+
+  public String contentType() {
+    return summary.contentType();
+  }
+
+  /** Response body bytes seen (for a tunnel: bytes both ways). */
+  public long size() {
+    return summary.size();
+  }
+
+  /** Total time, or -1 while in flight. */
+  public double durationMs() {
+    return summary.durationMs();
+  }
+
+  /** The client side's protocol, short (h1, h2, h3), or "-". */
+  public String clientProto() {
+    return Protocols.shortName(summary.clientProtocol());
+  }
+
+  /** The server side's protocol, short, or "-". */
+  public String serverProto() {
+    return Protocols.shortName(summary.serverProtocol());
+  }
+
+  public FlowTier tier() {
+    return summary.tier();
+  }
+
+  public FlowState state() {
+    return summary.state();
+  }
+
+  /** Whether the flow failed. */
+  public boolean error() {
+    return summary.error() != null;
+  }
+
+  /** What changed the flow (rules, breakpoints); empty when untouched. */
+  public List<String> modifiedBy() {
+    return summary.modifiedBy();
+  }
+
+  /** The flow this one replays, or -1. */
+  public long replayOf() {
+    return summary.replayOf();
+  }
+
+  /** Whether the flow came from a HAR file. */
+  public boolean imported() {
+    return summary.imported();
+  }
+
+  /** The whole flow (see {@link FlowRef#flow()}). */
+  public Flow flow() {
+    return ref.flow();
   }
 
   /** 335 B, 2.0 KiB, 19 MiB: binary units, as the filter language reads them. */
@@ -56,9 +135,5 @@ public record FlowRow(long id, Instant time, String method, String host, String 
       u++;
     }
     return String.format(Locale.ROOT, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
-  }
-
-  private static String nullToEmpty(String s) {
-    return s == null ? "" : s;
   }
 }

@@ -1,19 +1,19 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.session.SortKey;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyObjectWrapper;
-import javafx.collections.transformation.SortedList;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
 
 /**
  * The live flow table: a virtualized {@link TableView} over the view model's visible rows, sortable
- * by any column (arrival order otherwise), with a column chooser, and row colours for errors and
- * flows in flight ({@code flow-error}, {@code flow-in-flight} style classes); a flow paused at a
+ * by any column (arrival order otherwise; the view model sorts), with a column chooser, and row
+ * colours for errors and flows in flight ({@code flow-error}, {@code flow-in-flight} style classes); a flow paused at a
  * breakpoint gets {@code flow-paused} and "paused" in its Status column.
  */
 public final class FlowTableView extends TableView<FlowRow> {
@@ -21,22 +21,16 @@ public final class FlowTableView extends TableView<FlowRow> {
       DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
   public FlowTableView(FlowListViewModel vm) {
-    // Unsorted (arrival order), the table shows the filtered rows directly; a SortedList sits in
-    // between only while the user sorts by a column: it inserts each new row by binary search and
-    // array copy, which made 100,000 arriving rows cost seconds of UI-thread time.
-    SortedList<FlowRow> sorted = new SortedList<>(vm.visibleRows());
+    // The rows are ids in the view model, read when shown: sorting is the view model's (the store
+    // sorts a million flows by its indexes), never a copy of the rows sorted here.
     setItems(vm.visibleRows());
     setSortPolicy(t -> {
-      boolean sorting = !getSortOrder().isEmpty();
-      if (sorting) {
-        sorted.setComparator(getComparator());
-        if (getItems() != sorted) {
-          setItems(sorted);
-        }
-      } else if (getItems() != vm.visibleRows()) {
-        setItems(vm.visibleRows());
-        sorted.setComparator(null);
+      TableColumn<FlowRow, ?> first = getSortOrder().isEmpty() ? null : getSortOrder().get(0);
+      SortKey key = first == null ? null : sortKey(first.getId());
+      if (first != null && key == null) {
+        return false; // a column that does not sort
       }
+      vm.sort(key == null ? SortKey.ID : key, first != null && first.getSortType() == TableColumn.SortType.DESCENDING);
       return true;
     });
     setId("flow-table");
@@ -76,6 +70,24 @@ public final class FlowTableView extends TableView<FlowRow> {
         }
       }
     });
+  }
+
+  /** What a column sorts by, or null for a column that does not sort. */
+  static SortKey sortKey(String columnId) {
+    return switch (columnId == null ? "" : columnId) {
+      case "col-n" -> SortKey.ID;
+      case "col-time" -> SortKey.TIME;
+      case "col-method" -> SortKey.METHOD;
+      case "col-host" -> SortKey.HOST;
+      case "col-path" -> SortKey.PATH;
+      case "col-status" -> SortKey.STATUS;
+      case "col-type" -> SortKey.TYPE;
+      case "col-size" -> SortKey.SIZE;
+      case "col-duration" -> SortKey.DURATION;
+      case "col-proto" -> SortKey.PROTOCOL;
+      case "col-tier" -> SortKey.TIER;
+      default -> null;
+    };
   }
 
   /** The status code, coloured for 4xx/5xx ({@code status-4xx}, {@code status-5xx}); ERR or … without one. */

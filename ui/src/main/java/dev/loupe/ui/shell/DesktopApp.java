@@ -1,8 +1,11 @@
 package dev.loupe.ui.shell;
 
+import dev.loupe.ui.flows.FlowCatalog;
 import dev.loupe.ui.flows.FlowListViewModel;
+import dev.loupe.ui.session.SessionManager;
 import java.util.concurrent.CountDownLatch;
 import javafx.application.Platform;
+import javafx.beans.binding.Bindings;
 import javafx.stage.Stage;
 
 /**
@@ -15,18 +18,29 @@ public final class DesktopApp {
   private DesktopApp() {}
 
   /**
-   * Shows the window titled "Loupe — LISTENING", laid out as the user left it, and returns when
-   * the user closes it (the layout is saved then).
+   * Shows the window titled "Loupe — SESSION — LISTENING", laid out as the user left it, and returns
+   * when the user closes it (the layout is saved then). With session files, the table follows the
+   * current session (File › Open switches it) and a crash's session is offered back.
    */
   public static void showAndWait(DesktopContext ctx) throws InterruptedException {
     CountDownLatch closed = new CountDownLatch(1);
     Platform.setImplicitExit(true);
     Platform.startup(() -> {
-      FlowListViewModel vm = new FlowListViewModel(ctx.store(), Platform::runLater);
+      SessionManager sessions = ctx.sessions();
+      FlowListViewModel vm = sessions == null ? new FlowListViewModel(ctx.store(), Platform::runLater)
+          : new FlowListViewModel(ctx.store(), FlowCatalog.of(sessions.current()), Platform::runLater);
+      if (sessions != null) {
+        sessions.addListener(s -> Platform.runLater(() -> vm.catalog(FlowCatalog.of(s))));
+      }
       MainWindow window = new MainWindow(vm, ctx);
       WindowLayout layout = WindowLayout.load(ctx.confdir());
       Stage stage = new Stage();
-      stage.setTitle("Loupe — " + ctx.listening());
+      if (window.sessionMenu() == null) {
+        stage.setTitle("Loupe — " + ctx.listening());
+      } else {
+        stage.titleProperty().bind(Bindings.concat("Loupe — ", window.sessionMenu().titleProperty(), " — ",
+            ctx.listening()));
+      }
       stage.setScene(window.scene(layout));
       if (!Double.isNaN(layout.x())) {
         stage.setX(layout.x());
@@ -40,6 +54,9 @@ public final class DesktopApp {
         closed.countDown();
       });
       stage.show();
+      if (window.sessionMenu() != null) {
+        Platform.runLater(window.sessionMenu()::offerRestore);
+      }
     });
     closed.await();
   }

@@ -5,6 +5,7 @@ import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.plugins.PluginControl;
 import dev.loupe.ui.settings.Settings;
+import dev.loupe.ui.session.SessionManager;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.status.ActivityFeed;
 import dev.loupe.ui.sysproxy.SystemProxyControl;
@@ -26,11 +27,13 @@ import java.util.Objects;
  * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
  * @param connect     browser and terminal launchers, remote access (the toolbar's connect controls)
  * @param plugins     the session's plugins (the Plugins window, the detail pane's content views)
+ * @param sessions    the session files the window records into (File menu, autosave), or null to keep
+ *                    flows in memory only
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
     InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
-    dev.loupe.ui.connect.ConnectPort connect, PluginControl plugins) {
+    dev.loupe.ui.connect.ConnectPort connect, PluginControl plugins, SessionManager sessions) {
   /** Without agent activity (no MCP server), the connect controls (shown as unavailable) and plugins. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
@@ -43,24 +46,47 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
-        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), PluginControl.NONE);
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), PluginControl.NONE, null);
   }
 
-  /** Without plugins. */
+  /** Without plugins and session files. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
       dev.loupe.ui.connect.ConnectPort connect) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
-        connect, PluginControl.NONE);
+        connect, PluginControl.NONE, null);
   }
 
-  /** Without the connect controls (shown as unavailable). */
+  /** Without the connect controls (shown as unavailable) and session files. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, PluginControl plugins) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
-        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), plugins);
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), plugins, null);
+  }
+
+  /** Without the connect controls and plugins, recording into {@code sessions}. */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, SessionManager sessions) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), PluginControl.NONE, sessions);
+  }
+
+  /** Without session files. */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
+      dev.loupe.ui.connect.ConnectPort connect, PluginControl plugins) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        connect, plugins, null);
+  }
+
+  /** The same context recording into {@code manager}'s sessions. */
+  public DesktopContext withSessions(SessionManager manager) {
+    return new DesktopContext(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer,
+        agentActivity, connect, plugins, manager);
   }
 
   public DesktopContext {

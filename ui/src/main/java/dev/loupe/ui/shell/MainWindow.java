@@ -12,6 +12,7 @@ import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import dev.loupe.ui.flows.FlowTableView;
 import dev.loupe.ui.intercept.InterceptControls;
+import dev.loupe.ui.session.SessionMenu;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsDialog;
 import dev.loupe.ui.settings.SettingsFile;
@@ -35,6 +36,8 @@ import javafx.scene.Scene;
 import javafx.scene.control.Button;
 import javafx.scene.control.ContextMenu;
 import javafx.scene.control.Label;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuBar;
 import javafx.scene.control.MenuButton;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.ProgressBar;
@@ -91,6 +94,8 @@ public final class MainWindow implements AutoCloseable {
   private final ComposeActions compose;
   /** The last outcome of a toolbar action (system proxy switched, …), shown in the status bar. */
   private final javafx.beans.property.StringProperty notice = new javafx.beans.property.SimpleStringProperty("");
+  /** The File menu, drop target, banner and restore offer of session files; null without sessions. */
+  private final SessionMenu sessionMenu;
   /** Breakpoints and rules: toolbar group, context-menu items, "N paused", their windows. */
   private final InterceptControls intercept;
   private Settings settings;
@@ -106,6 +111,11 @@ public final class MainWindow implements AutoCloseable {
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
     this.agents = new AgentActivity(ctx.agentActivity(), Platform::runLater);
+    this.sessionMenu = ctx.sessions() == null ? null
+        : new SessionMenu(ctx.sessions(), Platform::runLater, this::window, notice::set, flows::shownFilter);
+    if (sessionMenu != null) {
+      ctx.sessions().addProblemListener(sessionMenu::problem);
+    }
     this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
@@ -120,10 +130,16 @@ public final class MainWindow implements AutoCloseable {
 
     MenuItem exportAll = new MenuItem("All flows…");
     exportAll.setId("export-all");
-    exportAll.setOnAction(e -> exportHar(new ArrayList<>(flowsOf(flows.rows())), "all"));
+    exportAll.setOnAction(e -> exportAll());
     MenuItem exportShown = new MenuItem("Flows the filter shows…");
     exportShown.setId("export-shown");
-    exportShown.setOnAction(e -> exportHar(flowsOf(flows.visibleRows()), "filtered"));
+    exportShown.setOnAction(e -> {
+      if (sessionMenu != null) {
+        sessionMenu.exportHar(true); // streamed from the session file, however many flows
+      } else {
+        exportHar(flowsOf(flows.visibleRows()), "filtered");
+      }
+    });
     MenuItem exportSelected = new MenuItem("Selected flows…");
     exportSelected.setId("export-selected");
     MenuButton exportMenu = new MenuButton("Export HAR", null, exportAll, exportShown, exportSelected);
@@ -185,7 +201,17 @@ public final class MainWindow implements AutoCloseable {
     split.setOrientation(Orientation.VERTICAL);
     split.setDividerPositions(0.55);
 
-    root.setTop(new VBox(toolbar, filterBar));
+    MenuBar menus = new MenuBar(sessionMenu != null ? sessionMenu.fileMenu(this::exportAll, this::quit)
+        : plainFileMenu());
+    menus.setId("menu-bar");
+    menus.setUseSystemMenuBar(true); // macOS: the screen's menu bar
+    VBox top = new VBox(menus, toolbar);
+    if (sessionMenu != null) {
+      top.getChildren().add(sessionMenu.banner());
+      sessionMenu.acceptDrops(root);
+    }
+    top.getChildren().add(filterBar);
+    root.setTop(top);
     root.setCenter(split);
     root.setBottom(statusBar());
     root.sceneProperty().addListener((o, was, s) -> {
@@ -193,7 +219,7 @@ public final class MainWindow implements AutoCloseable {
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.F, KeyCombination.SHORTCUT_DOWN), filter::requestFocus);
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.L, KeyCombination.SHORTCUT_DOWN), this::clear);
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.E, KeyCombination.SHORTCUT_DOWN),
-            () -> exportHar(new ArrayList<>(flowsOf(flows.rows())), "all"));
+            this::exportAll);
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN),
             this::copyCurl);
         s.getAccelerators().put(new KeyCodeCombination(KeyCode.U, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN),
@@ -396,8 +422,52 @@ public final class MainWindow implements AutoCloseable {
   }
 
   private void clear() {
+    if (sessionMenu != null) {
+      sessionMenu.newSession(); // the cleared session stays on disk (File › Open Recent)
+      return;
+    }
     ctx.store().clear();
     flows.clear();
+  }
+
+  /** Every flow as HAR: streamed from the session file, or the rows in memory. */
+  private void exportAll() {
+    if (sessionMenu != null) {
+      sessionMenu.exportHar(false);
+    } else {
+      exportHar(new ArrayList<>(flowsOf(flows.rows())), "all");
+    }
+  }
+
+  /** Without session files: Export HAR and Quit. */
+  private Menu plainFileMenu() {
+    MenuItem export = new MenuItem("Export HAR…");
+    export.setId("file-export");
+    export.setOnAction(e -> exportAll());
+    MenuItem quit = new MenuItem("Quit");
+    quit.setId("file-quit");
+    quit.setAccelerator(new KeyCodeCombination(KeyCode.Q, KeyCombination.SHORTCUT_DOWN));
+    quit.setOnAction(e -> quit());
+    Menu file = new Menu("File", null, export, new SeparatorMenuItem(), quit);
+    file.setId("menu-file");
+    return file;
+  }
+
+  /** Closes the window as its close button would (the layout is saved). */
+  private void quit() {
+    Window w = window();
+    if (w != null) {
+      javafx.stage.WindowEvent close = new javafx.stage.WindowEvent(w, javafx.stage.WindowEvent.WINDOW_CLOSE_REQUEST);
+      w.fireEvent(close);
+      if (!close.isConsumed()) {
+        w.hide();
+      }
+    }
+  }
+
+  /** The session files' menu and banner, or null when flows are kept in memory only. */
+  public SessionMenu sessionMenu() {
+    return sessionMenu;
   }
 
   public Parent root() {
@@ -490,5 +560,8 @@ public final class MainWindow implements AutoCloseable {
     status.close();
     agents.close();
     export.close();
+    if (sessionMenu != null) {
+      sessionMenu.close();
+    }
   }
 }

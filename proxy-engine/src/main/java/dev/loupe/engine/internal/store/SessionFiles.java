@@ -168,7 +168,9 @@ public final class SessionFiles {
     Files.deleteIfExists(tmp);
     boolean moved = false;
     try {
-      try (Statement s = db.writer().createStatement()) {
+      // on a connection of its own: the writer's prepared statements count as "in progress" to VACUUM;
+      // it sees everything committed (WAL), which after a flush is every flow
+      try (Connection ro = SessionDb.connect(db.file(), true); Statement s = ro.createStatement()) {
         s.execute("VACUUM INTO '" + tmp.toString().replace("'", "''") + "'");
       }
       try (Connection c = SessionDb.connect(tmp, false)) {

@@ -1,0 +1,197 @@
+package dev.loupe.ui.flows;
+
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.FlowTier;
+import dev.loupe.engine.session.FlowSummary;
+import dev.loupe.engine.session.SessionException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Where the table's rows come from, by id: the live store's flows (their rows made once per UI batch),
+ * else a bounded cache of rows read from the catalog a page at a time. Memory stays bounded by the
+ * live store plus {@link #CACHE} rows and {@link #LOADED} whole flows, however long the session.
+ *
+ * <p>UI thread only, apart from {@link #load} (any thread).
+ */
+final class RowSource {
+  private static final Logger LOG = Logger.getLogger(RowSource.class.getName());
+  /** Rows read from the catalog kept (a few screens either side of what is shown). */
+  static final int CACHE = 8192;
+  /** Rows read around a missing one: what the table shows next is usually near. */
+  static final int PAGE = 256;
+  /** Whole stored flows kept after {@link #load} (the detail pane, replay, compare). */
+  static final int LOADED = 16;
+
+  private final FlowStore store;
+  private volatile FlowCatalog catalog;
+  /** Rows of flows the live store held at the last batch. */
+  private final Map<Long, FlowRow> live = new HashMap<>();
+  private final LinkedHashMap<Long, FlowRow> cache = new LinkedHashMap<>(1024, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, FlowRow> eldest) {
+      return size() > CACHE;
+    }
+  };
+  private final LinkedHashMap<Long, Flow> loaded = new LinkedHashMap<>(32, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, Flow> eldest) {
+      if (size() <= LOADED) {
+        return false;
+      }
+      Flow f = eldest.getValue(); // its spill files, if any, were made for this copy only
+      for (var b : new dev.loupe.engine.flow.Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(),
+          f.originalResponseBody()}) {
+        if (b != null) {
+          b.release();
+        }
+      }
+      return true;
+    }
+  };
+
+  RowSource(FlowStore store, FlowCatalog catalog) {
+    this.store = store;
+    this.catalog = catalog;
+  }
+
+  FlowCatalog catalog() {
+    return catalog;
+  }
+
+  /** Forgets every row (the catalog changed, or the table was cleared). */
+  void reset(FlowCatalog next) {
+    catalog = next;
+    live.clear();
+    cache.clear();
+    synchronized (loaded) {
+      loaded.clear();
+    }
+  }
+
+  /** The row of a flow the live store holds, made in this batch; returns the previous one. */
+  FlowRow putLive(FlowRow row) {
+    cache.remove(row.id());
+    return live.put(row.id(), row);
+  }
+
+  /** The last known row of {@code id} without reading the catalog, or null. */
+  FlowRow known(long id) {
+    FlowRow r = live.get(id);
+    return r != null ? r : cache.get(id);
+  }
+
+  /** Moves the rows of flows the store no longer holds (written to the file) to the cache. */
+  void sweep() {
+    for (Iterator<Map.Entry<Long, FlowRow>> it = live.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Long, FlowRow> e = it.next();
+      if (store.get(e.getKey()) == null) {
+        it.remove();
+        cache.put(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  int liveRows() {
+    return live.size();
+  }
+
+  /** The row at {@code ids[i]}, reading the page around it from the catalog when it is not known. */
+  FlowRow row(long[] ids, int i, int size) {
+    long id = ids[i];
+    FlowRow r = known(id);
+    if (r != null) {
+      return r;
+    }
+    int from = Math.max(0, i - PAGE / 4);
+    int to = Math.min(size, from + PAGE);
+    long[] missing = new long[to - from];
+    int n = 0;
+    for (int k = from; k < to; k++) {
+      if (known(ids[k]) == null) {
+        missing[n++] = ids[k];
+      }
+    }
+    try {
+      for (FlowSummary s : catalog.summaries(missing, 0, n).values()) {
+        cache.put(s.id(), stored(s));
+      }
+    } catch (SessionException e) {
+      LOG.log(Level.WARNING, "reading rows of the session", e);
+    }
+    r = known(id);
+    if (r == null) {
+      r = gone(id);
+      cache.put(id, r);
+    }
+    return r;
+  }
+
+  /** A row read from the catalog. */
+  FlowRow stored(FlowSummary s) {
+    return new FlowRow(s, null, new StoredRef(s.id(), this));
+  }
+
+  /** A row for an id neither the store nor the catalog has (anymore). */
+  private FlowRow gone(long id) {
+    return new FlowRow(new FlowSummary(id, Instant.EPOCH, "", "", "", "", 0, "", 0, 0, null, null, FlowTier.RELAY,
+        FlowState.FAILED, "not in the session any more", List.of(), -1, false, false), null, new StoredRef(id, this));
+  }
+
+  /** The whole flow {@code id}: the live one, else read from the catalog (kept for a while); null if gone. */
+  Flow load(long id) {
+    Flow f = store.get(id);
+    if (f != null) {
+      return f;
+    }
+    synchronized (loaded) {
+      f = loaded.get(id);
+      if (f != null) {
+        return f;
+      }
+    }
+    try {
+      f = catalog.load(id);
+    } catch (SessionException e) {
+      LOG.log(Level.WARNING, "reading flow " + id + " of the session", e);
+      return null;
+    }
+    if (f != null) {
+      synchronized (loaded) {
+        loaded.put(id, f);
+      }
+    }
+    return f;
+  }
+
+  /** A stored flow, read when asked. Equal to another ref of the same id from the same source. */
+  record StoredRef(long id, RowSource source) implements FlowRow.FlowRef {
+    @Override
+    public Flow flow() {
+      return source.load(id);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof StoredRef s && s.id == id && s.source == source;
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(id);
+    }
+  }
+
+  /** A plain copy of what is known (tests). */
+  Map<Long, FlowRow> liveSnapshot() {
+    return new HashMap<>(live);
+  }
+}

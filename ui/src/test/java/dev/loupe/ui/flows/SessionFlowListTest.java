@@ -1,0 +1,145 @@
+package dev.loupe.ui.flows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loupe.engine.flow.CapturePolicy;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.session.Session;
+import dev.loupe.engine.session.SortKey;
+import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The flow table's model over a session file: flows written and let go by the live store still
+ * show, in order, read a page at a time; filters and sorts are answered by the store together with
+ * the flows still in memory; rows held in memory stay bounded however many flows there are.
+ */
+@Timeout(120)
+class SessionFlowListTest {
+  @TempDir Path dir;
+
+  private Flow record(FlowStore store, int i, String method, int status, String body) {
+    Flow f = new Flow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusMillis(i),
+        new CapturePolicy(1 << 20, true, dir));
+    f.clientProtocol("HTTP/1.1");
+    f.timings().requestStart(1);
+    f.request(new RequestHead(method, "https", "h" + (i % 5) + ".example", 443, "/item/" + i, "HTTP/1.1", Headers.EMPTY));
+    store.add(f);
+    f.response(new ResponseHead(status, "", "HTTP/1.1", Headers.of("content-type", "text/plain")));
+    f.responseBody().append(ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)));
+    f.timings().responseEnd(1 + i * 1000L);
+    f.complete();
+    store.completed(f);
+    return f;
+  }
+
+  private static void pulse(FlowListViewModel vm, ManualFx fx) {
+    assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
+    vm.postBatch();
+    fx.runAll();
+  }
+
+  @Test
+  void storedAndLiveFlowsShowTogetherFilteredAndSortedByTheStore() throws Exception {
+    FlowStore store = new FlowStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("t.loupe"), dir)) {
+      session.record(store, p -> { });
+      List<Flow> flows = new ArrayList<>();
+      for (int i = 0; i < 3000; i++) {
+        flows.add(record(store, i, i % 3 == 0 ? "POST" : "GET", i % 10 == 0 ? 500 : 200, "body " + i));
+      }
+      session.flush();
+      assertThat(store.size()).as("older flows left memory").isLessThan(3000);
+
+      try (FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+        fx.runAll();
+        assertThat(vm.rows()).hasSize(3000);
+        assertThat(vm.countProperty().get()).isEqualTo(3000);
+        assertThat(vm.rows().get(0).path()).isEqualTo("/item/0");
+        assertThat(vm.rows().get(2999).path()).isEqualTo("/item/2999");
+        assertThat(vm.rows().get(1234).flow().responseBody().bytes()).asString().isEqualTo("body 1234");
+
+        // two new flows: one live still in flight, one ended
+        Flow inFlight = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
+        inFlight.timings().requestStart(1);
+        inFlight.request(new RequestHead("POST", "https", "late.example", 443, "/late", "HTTP/1.1", Headers.EMPTY));
+        store.add(inFlight);
+        flows.add(record(store, 3001, "POST", 500, "last"));
+        pulse(vm, fx);
+        assertThat(vm.rows()).hasSize(3002);
+        assertThat(vm.rows().get(3000).path()).isEqualTo("/late");
+
+        vm.filter("~m POST & status>=500"); // column atoms: answered by SQL, plus the live flows
+        fx.runAll();
+        List<String> expected = new ArrayList<>();
+        for (Flow f : flows) {
+          if (f.request().method().equals("POST") && f.response().status() >= 500) {
+            expected.add(f.request().target());
+          }
+        }
+        assertThat(vm.visibleRows()).extracting(FlowRow::path).containsExactlyElementsOf(expected);
+
+        vm.filter("~b \"body 29\""); // a body search: a streamed scan of the file
+        fx.runAll();
+        assertThat(vm.visibleRows()).extracting(FlowRow::path)
+            .containsExactly("/item/29", "/item/290", "/item/291", "/item/292", "/item/293", "/item/294",
+                "/item/295", "/item/296", "/item/297", "/item/298", "/item/299", "/item/2900", "/item/2901",
+                "/item/2902", "/item/2903", "/item/2904", "/item/2905", "/item/2906", "/item/2907", "/item/2908",
+                "/item/2909", "/item/2910", "/item/2911", "/item/2912", "/item/2913", "/item/2914", "/item/2915",
+                "/item/2916", "/item/2917", "/item/2918", "/item/2919", "/item/2920", "/item/2921", "/item/2922",
+                "/item/2923", "/item/2924", "/item/2925", "/item/2926", "/item/2927", "/item/2928", "/item/2929",
+                "/item/2930", "/item/2931", "/item/2932", "/item/2933", "/item/2934", "/item/2935", "/item/2936",
+                "/item/2937", "/item/2938", "/item/2939", "/item/2940", "/item/2941", "/item/2942", "/item/2943",
+                "/item/2944", "/item/2945", "/item/2946", "/item/2947", "/item/2948", "/item/2949", "/item/2950",
+                "/item/2951", "/item/2952", "/item/2953", "/item/2954", "/item/2955", "/item/2956", "/item/2957",
+                "/item/2958", "/item/2959", "/item/2960", "/item/2961", "/item/2962", "/item/2963", "/item/2964",
+                "/item/2965", "/item/2966", "/item/2967", "/item/2968", "/item/2969", "/item/2970", "/item/2971",
+                "/item/2972", "/item/2973", "/item/2974", "/item/2975", "/item/2976", "/item/2977", "/item/2978",
+                "/item/2979", "/item/2980", "/item/2981", "/item/2982", "/item/2983", "/item/2984", "/item/2985",
+                "/item/2986", "/item/2987", "/item/2988", "/item/2989", "/item/2990", "/item/2991", "/item/2992",
+                "/item/2993", "/item/2994", "/item/2995", "/item/2996", "/item/2997", "/item/2998", "/item/2999");
+
+        vm.filter("");
+        vm.sort(SortKey.STATUS, true); // 500s first (by id within), then 200s, the flow in flight (0) last
+        fx.runAll();
+        List<FlowRow> sorted = new ArrayList<>(vm.visibleRows());
+        assertThat(sorted).hasSize(3002);
+        for (int i = 1; i < sorted.size(); i++) {
+          FlowRow a = sorted.get(i - 1);
+          FlowRow b = sorted.get(i);
+          assertThat(a.status() > b.status() || (a.status() == b.status() && a.id() > b.id()))
+              .as("row %d (%d #%d) before row %d (%d #%d)", i - 1, a.status(), a.id(), i, b.status(), b.id())
+              .isTrue();
+        }
+        assertThat(sorted.get(sorted.size() - 1).path()).isEqualTo("/late");
+
+        // the flow in flight gets its response: it moves to its place among the 500s
+        inFlight.response(new ResponseHead(503, "", "HTTP/1.1", Headers.EMPTY));
+        inFlight.timings().responseEnd(2);
+        inFlight.complete();
+        store.completed(inFlight);
+        pulse(vm, fx);
+        assertThat(vm.visibleRows().get(0).path()).isEqualTo("/late");
+        assertThat(vm.visibleRows()).hasSize(3002);
+
+        // (rows of flows the store let go since the last sweep, every 32 batches, are moved to the cache then)
+        assertThat(vm.liveRows()).as("rows held for live flows are bounded by the live store, not the session")
+            .isLessThanOrEqualTo(store.size() + 64).isLessThan(1100);
+      }
+    }
+  }
+}
