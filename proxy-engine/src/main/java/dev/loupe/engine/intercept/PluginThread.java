@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,11 +35,21 @@ final class PluginThread {
   /** Observing calls allowed to wait at once. */
   static final int MAX_QUEUED_OBSERVATIONS = 10_000;
 
-  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "loupe-plugin-watchdog");
-    t.setDaemon(true);
-    return t;
-  });
+  /**
+   * Deadlines of the calls running now (at most one per plugin): a cancelled deadline leaves the
+   * queue at once, so a busy plugin does not leave thousands of dead timers behind.
+   */
+  private static final ScheduledExecutorService WATCHDOG = watchdog();
+
+  private static ScheduledExecutorService watchdog() {
+    java.util.concurrent.ScheduledThreadPoolExecutor w = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "loupe-plugin-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+    w.setRemoveOnCancelPolicy(true);
+    return w;
+  }
 
   private final String name;
   private final Supplier<Duration> timeout;
