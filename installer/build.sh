@@ -8,7 +8,8 @@
 # Each package carries a jlink'ed runtime (no JDK needed to run it) with JavaFX on the module path.
 # Needs: JDK 17+ (jpackage), Maven, rsvg-convert; for .deb fakeroot and dpkg-deb, for .rpm rpmbuild;
 # for the class-data-sharing class list (Linux) a display or xvfb-run.
-# Usage: installer/build.sh [--skip-maven] [--jars-only] [--types app-image,deb,rpm] [--no-cds]
+# Usage: installer/build.sh [--skip-maven] [--jars-only] [--no-platform-jars] [--types app-image,deb,rpm]
+#        [--no-cds] [--reuse-image] [--java-options "JVM options"]   (see installer/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 skip_maven=false

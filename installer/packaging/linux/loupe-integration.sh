@@ -1,8 +1,9 @@
 #!/bin/sh
 # Loupe's links into the system and its class-data-sharing archive. Run as root by the package's
 # maintainer scripts: "install" after the files are unpacked (deb postinst, rpm %post), "remove" before
-# they go (deb prerm, rpm %preun on erase). Everything "install" makes, "remove" takes away: after the
-# package is removed nothing of Loupe is left but each user's own ~/.config/loupe.
+# they go (deb prerm, rpm %preun on erase), "tidy" after jpackage's desktop clean-up. Everything the
+# install made is taken away: after the package is removed nothing of Loupe is left but each user's own
+# ~/.config/loupe.
 set -e
 APPDIR=$(cd "$(dirname "$0")" && pwd)        # <install dir>/lib/app
 ROOT=$(dirname "$(dirname "$APPDIR")")        # <install dir>, /opt/loupe
@@ -30,8 +31,14 @@ case "$1" in
     done
     rm -f "$APPDIR/loupe.jsa" "$APPDIR/loupe.jsa.tmp"
     ;;
+  tidy)
+    # xdg-desktop-menu creates defaults.list when it registers Loupe for .har/.loupe; jpackage's
+    # uninstall takes Loupe's lines out but leaves the file: if nothing else is in it, remove it
+    defaults=/usr/share/applications/defaults.list
+    if [ -f "$defaults" ] && ! grep -qv '^\[Default Applications\]$' "$defaults"; then rm -f "$defaults"; fi
+    ;;
   *)
-    echo "usage: $0 install|remove" >&2
+    echo "usage: $0 install|remove|tidy" >&2
     exit 2
     ;;
 esac

@@ -15,6 +15,9 @@ final class EngineSwitch {
   private final dev.loupe.engine.intercept.InterceptService intercept;
   private volatile ProxyEngine engine;
   private volatile EngineConfig config;
+  /** Told of every new engine after a restart (launched clients reopen their listeners on it). */
+  private final java.util.List<java.util.function.Consumer<ProxyEngine>> restarted =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   EngineSwitch(ProxyEngine engine, EngineConfig config, FlowStore store) {
     this.engine = engine;
@@ -26,6 +29,11 @@ final class EngineSwitch {
   /** Replays through whichever proxy is running when asked (see {@link ProxyEngine#replay}). */
   dev.loupe.engine.intercept.Replayer replayer() {
     return (request, protocol, replayOf) -> engine.replay(request, protocol, replayOf);
+  }
+
+  /** Calls {@code listener} with each engine a restart brings up (on the restarting thread). */
+  void onRestart(java.util.function.Consumer<ProxyEngine> listener) {
+    restarted.add(listener);
   }
 
   ProxyEngine current() {
@@ -43,10 +51,12 @@ final class EngineSwitch {
     try {
       engine = ProxyEngine.start(next, store, intercept);
       config = next;
+      restarted.forEach(l -> l.accept(engine));
       return engine;
     } catch (IOException | RuntimeException e) {
       try {
         engine = ProxyEngine.start(config, store, intercept);
+        restarted.forEach(l -> l.accept(engine));
       } catch (IOException | RuntimeException again) {
         e.addSuppressed(again);
       }

@@ -1,6 +1,7 @@
 package dev.loupe.app;
 
 import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
@@ -9,6 +10,8 @@ import dev.loupe.engine.flow.Protocols;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.session.Session;
+import dev.loupe.engine.session.SessionException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -22,7 +25,8 @@ import java.util.function.Supplier;
 
 /**
  * A running headless session: prints a line per completed flow (like mitmdump) and, on SIGINT or
- * SIGTERM, stops the proxy and writes the HAR file atomically before the JVM exits.
+ * SIGTERM, stops the proxy, closes the session file ({@code --session}) and writes the HAR file
+ * atomically before the JVM exits.
  */
 final class HeadlessSession {
   private static final DateTimeFormatter TIME =
@@ -30,6 +34,8 @@ final class HeadlessSession {
 
   private final Supplier<ProxyEngine> engine;
   private final FlowStore store;
+  /** The session file flows are recorded into, or null (flows only in memory). */
+  private final Session session;
   private final Path har;
   private final PrintStream out;
   private final FlowStore.Subscription printer;
@@ -38,12 +44,15 @@ final class HeadlessSession {
 
   /**
    * {@code engine} gives the proxy running at shutdown (the settings may have restarted it);
-   * {@code plugins} (may be null) is closed after the plugins' {@code done} hooks ran.
+   * {@code session} (may be null) is the session file flows are recorded into; {@code plugins} (may
+   * be null) is closed after the plugins' {@code done} hooks ran.
    */
-  HeadlessSession(Supplier<ProxyEngine> engine, FlowStore store, Path har, PrintStream out, AutoCloseable plugins) {
+  HeadlessSession(Supplier<ProxyEngine> engine, FlowStore store, Session session, Path har, PrintStream out,
+      AutoCloseable plugins) {
     this.plugins = plugins;
     this.engine = engine;
     this.store = store;
+    this.session = session;
     this.har = har;
     this.out = out;
     this.printer = out == null ? null : store.subscribe(this::print);
@@ -72,7 +81,9 @@ final class HeadlessSession {
         printer.awaitIdle(2, TimeUnit.SECONDS);
         printer.close();
       }
-      if (har != null) {
+      if (session != null) {
+        closeSession();
+      } else if (har != null) {
         List<Flow> flows = store.snapshot();
         try {
           HarWriter.writeAtomically(flows, har);
@@ -83,6 +94,26 @@ final class HeadlessSession {
       }
     } finally {
       stopped.countDown();
+    }
+  }
+
+  /** Writes what is left, the HAR if asked for (from the file: every flow), and closes the file. */
+  private void closeSession() {
+    try {
+      session.flush();
+      if (har != null) {
+        long n = session.exportHar(har, Filter.ALL);
+        System.err.println("Loupe: wrote " + n + " flows to " + har.toAbsolutePath());
+      }
+    } catch (SessionException e) {
+      System.err.println("Loupe: " + e.getMessage());
+    }
+    try {
+      long n = session.count();
+      session.close();
+      System.err.println("Loupe: session saved to " + session.file() + " (" + n + (n == 1 ? " flow)" : " flows)"));
+    } catch (SessionException e) {
+      System.err.println("Loupe: " + e.getMessage());
     }
   }
 

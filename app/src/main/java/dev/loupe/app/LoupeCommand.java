@@ -7,8 +7,8 @@ import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
 import dev.loupe.app.plugins.PluginLoader;
 import dev.loupe.app.plugins.PluginOptions;
-import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.ctl.CtlCommand;
+import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.mcp.McpActivity;
 import dev.loupe.app.mcp.McpCallLog;
 import dev.loupe.app.mcp.McpCommand;
@@ -64,12 +64,14 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
         "  curl --proxy http://127.0.0.1:8080 --cacert \"$(java -jar app/target/loupe.jar ca path)\" https://example.com/",
         "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
+        "  java -jar app/target/loupe.jar --headless --session capture.loupe",
+        "  java -jar app/target/loupe.jar capture.loupe",
         "  java -jar app/target/loupe.jar browser firefox https://example.com/",
         "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {
@@ -119,6 +121,16 @@ final class LoupeCommand implements Callable<Integer> {
   @Option(names = "--har", paramLabel = "FILE",
       description = "Write a HAR 1.2 file of the session on exit (SIGINT or SIGTERM), atomically.")
   Path har;
+
+  @Option(names = "--session", paramLabel = "FILE",
+      description = "Record every flow into this session file (.loupe, created if missing, appended to if not) as it"
+          + " happens: written at least every 200 ms, so a crash loses at most that; memory stays flat however"
+          + " long it runs. Open it later with 'loupe FILE', or convert it: 'loupe convert FILE out.har'.")
+  Path session;
+
+  @Parameters(arity = "0..1", paramLabel = "FILE",
+      description = "A session (.loupe) to open and record into (as --session), or a HAR file to open in the window.")
+  Path file;
 
   @Option(names = "--keep-flows", paramLabel = "N",
       description = "Keep only the newest N flows in memory (older completed ones are forgotten). Default: all"
@@ -253,6 +265,7 @@ final class LoupeCommand implements Callable<Integer> {
       AccessOptions.applySavedRemoteAccess(this, confdir != null ? confdir : ConfigDirectory.defaultDirectory(),
           spec.commandLine().getParseResult().hasMatchedOption("--listen"), System.out);
     }
+    SessionOptions sessionFiles = SessionOptions.resolve(this);
     if (keepFlows != null && keepFlows < 1) {
       throw new UsageError("--keep-flows: expected at least 1, got " + keepFlows);
     }
@@ -385,7 +398,9 @@ final class LoupeCommand implements Callable<Integer> {
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null || !headless ? new FlowStore() : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+        : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
+        : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
+    dev.loupe.engine.session.Session recording = sessionFiles.startRecording(store, System.out);
     dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
@@ -408,7 +423,8 @@ final class LoupeCommand implements Callable<Integer> {
     }
     EngineSwitch engines = new EngineSwitch(engine, config, store);
     PrintStream out = System.out;
-    HeadlessSession session = new HeadlessSession(engines::current, store, har, quiet ? null : out, pluginLoader);
+    HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
+        pluginLoader);
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -451,12 +467,17 @@ final class LoupeCommand implements Callable<Integer> {
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         try {
           String listening = hostPort(engine.address());
+          dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
+              engines::config, engines::restart, a -> { }, dir, ca);
+          engines.onRestart(connect::reopenOn);
+          Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
           DesktopWindow.showAndWait(new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
               reverse == null ? sysProxy.control() : DesktopWindow.unsupported(sysProxy.control(),
                   "Loupe runs in reverse mode; the system proxy is for regular mode"),
-              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir),
+              CaTrustPort.forThisMachine(ca), intercept, engines.replayer(), new McpActivity(dir), connect,
               pluginLoader.windowControl()));
+          connect.close(); // the browsers started from the window go with it (their profiles deleted)
           intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
           sysProxy.restoreOnExit();
           return 0; // the window was closed: exiting runs the session's shutdown (HAR, proxy)

@@ -24,7 +24,8 @@ import java.util.zip.GZIPOutputStream;
  *       class-data sharing ({@link CdsTraining}), then the packages ({@link JpackageArgs}).
  * </ol>
  *
- * <p>Usage: {@code Build INSTALLER_DIR [--jars-only] [--types T,...] [--no-cds] [--java-options "..."]}.
+ * <p>Usage: {@code Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types T,...] [--no-cds]
+ * [--reuse-image] [--java-options "..."]}.
  * Single-threaded.
  */
 public final class Build {
@@ -46,29 +47,39 @@ public final class Build {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
-      System.err.println("usage: Build INSTALLER_DIR [--jars-only] [--types app-image,deb,...] [--no-cds]"
-          + " [--java-options 'OPTIONS']");
+      System.err.println("usage: Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types app-image,deb,...]"
+          + " [--no-cds] [--reuse-image] [--java-options 'OPTIONS']");
       System.exit(2);
     }
     Build b = new Build(Path.of(args[0]));
     List<String> types = b.platform.os().packageTypes();
     boolean jarsOnly = false;
+    boolean reuseImage = false;
+    boolean platformJars = true;
     boolean cds = b.platform.os() == Platform.Os.LINUX;
     List<String> extraOptions = new ArrayList<>(LauncherOptions.DEFAULT);
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
         case "--jars-only" -> jarsOnly = true;
         case "--no-cds" -> cds = false;
+        case "--reuse-image" -> reuseImage = true;
+        case "--no-platform-jars" -> platformJars = false;
         case "--types" -> types = List.of(args[++i].split(","));
         case "--java-options" -> extraOptions = args[++i].isBlank() ? List.of() : List.of(args[i].split(" +"));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    if (reuseImage) { // iterating on the packages' scripts: the app image, runtime and jars stay
+      b.installers(types, b.reusedArgs(cds), cds);
+      return;
+    }
     b.icons();
     b.manPage();
     step("icons and man page");
-    b.platformJars();
-    step("platform jars");
+    if (platformJars) { // CI skips them here: PlatformJarsIT builds and checks all five in mvn verify
+      b.platformJars();
+      step("platform jars");
+    }
     if (!jarsOnly) {
       b.packages(types, cds, extraOptions);
     }
@@ -141,11 +152,7 @@ public final class Build {
     boolean linux = platform.os() == Platform.Os.LINUX;
     if (linux) {
       Files.copy(target.resolve("loupe.1.gz"), input.resolve("loupe.1.gz"));
-      for (String script : List.of("loupe-integration.sh", "loupe-cds.sh")) {
-        Path to = input.resolve(script);
-        Files.copy(installer.resolve("packaging/linux").resolve(script), to);
-        Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
-      }
+      copyLinuxScripts(input);
     }
 
     String version = mavenVersion();
@@ -182,6 +189,32 @@ public final class Build {
           appDir.resolve("loupe.classlist"));
       step("class list for class-data sharing");
     }
+    installers(types, args, cds);
+  }
+
+  /** The arguments of the last build's app image, for {@code --reuse-image}. */
+  private JpackageArgs reusedArgs(boolean cds) throws IOException {
+    Path work = target.resolve("work").resolve(platform.id());
+    if (!Files.isDirectory(target.resolve("app-image"))) {
+      throw new IOException("--reuse-image: no app image in " + target + "; build it first");
+    }
+    return new JpackageArgs(platform, JpackageArgs.numericVersion(mavenVersion()), work.resolve("input"), mainJar(),
+        work.resolve("runtime"), target.resolve("icons"), List.of(), associations(work),
+        platform.os() == Platform.Os.LINUX ? linuxResources(work) : null, target.resolve("app-image"));
+  }
+
+  /** The packages of {@code types} from the app image of {@code args}, then (Linux) the image's own CDS archive. */
+  private void installers(List<String> types, JpackageArgs args, boolean cds) throws Exception {
+    Path image = args.appImageDir();
+    Path runtime = args.runtime();
+    Path input = args.input();
+    List<String> javaOptions = args.javaOptions();
+    List<Path> associations = args.fileAssociations();
+    Path resources = args.resourceDir();
+    Files.deleteIfExists(image.resolve("lib/app/loupe.jsa")); // made where the files finally are, not packaged
+    if (platform.os() == Platform.Os.LINUX) {
+      copyLinuxScripts(image.resolve("lib/app")); // --reuse-image: the scripts as they are now
+    }
     for (String type : types) {
       if (!type.equals("app-image")) {
         JpackageArgs pkg = new JpackageArgs(platform, args.version(), input, args.mainJar(), runtime,
@@ -199,6 +232,16 @@ public final class Build {
     }
   }
 
+  /** The scripts the maintainer scripts call ({@code packaging/linux/*.sh}) into {@code dir}, executable. */
+  private void copyLinuxScripts(Path dir) throws IOException {
+    for (String script : List.of("loupe-integration.sh", "loupe-cds.sh")) {
+      Path to = dir.resolve(script);
+      Files.copy(installer.resolve("packaging/linux").resolve(script), to,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+  }
+
   /** jpackage's Linux maintainer scripts and RPM spec with Loupe's additions ({@code packaging/linux}). */
   private Path linuxResources(Path work) throws IOException {
     Path dir = work.resolve("resources");
@@ -211,10 +254,13 @@ public final class Build {
     return dir;
   }
 
-  /** File associations: HAR files and Loupe sessions open in Loupe ({@code loupe FILE}). */
+  /**
+   * File associations: HAR files and Loupe sessions open in Loupe ({@code loupe FILE}). The MIME types
+   * have no regex characters: jpackage's uninstall script matches them as awk regular expressions.
+   */
   private static List<Path> associations(Path work) throws IOException {
     Path har = work.resolve("har.properties");
-    Files.writeString(har, JpackageArgs.association("har", "application/x-har+json", "HTTP Archive (HAR)"));
+    Files.writeString(har, JpackageArgs.association("har", "application/x-har", "HTTP Archive (HAR)"));
     Path session = work.resolve("loupe-session.properties");
     Files.writeString(session, JpackageArgs.association("loupe", "application/x-loupe-session", "Loupe session"));
     return List.of(har, session);

@@ -56,6 +56,10 @@ public final class Icons {
    */
   public static void generate(Path svg, Path outDir) throws IOException, InterruptedException {
     Files.createDirectories(outDir);
+    if (upToDate(svg, outDir)) { // e.g. rendered on another machine (the Windows CI job has no rsvg-convert)
+      System.out.println("icons in " + outDir + " are newer than " + svg + ": kept");
+      return;
+    }
     Map<Integer, byte[]> pngs = new LinkedHashMap<>();
     for (int size : SIZES) {
       Path png = outDir.resolve(pngName(size));
@@ -68,6 +72,18 @@ public final class Icons {
     Map<String, byte[]> icns = new LinkedHashMap<>();
     ICNS_TYPES.forEach((type, size) -> icns.put(type, pngs.get(size)));
     Files.write(outDir.resolve("loupe.icns"), icns(icns));
+  }
+
+  private static boolean upToDate(Path svg, Path outDir) throws IOException {
+    java.nio.file.attribute.FileTime source = Files.getLastModifiedTime(svg);
+    List<Path> outputs = new java.util.ArrayList<>(List.of(outDir.resolve("loupe.ico"), outDir.resolve("loupe.icns")));
+    SIZES.forEach(size -> outputs.add(outDir.resolve(pngName(size))));
+    for (Path out : outputs) {
+      if (!Files.exists(out) || Files.getLastModifiedTime(out).compareTo(source) < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A Windows icon file holding {@code pngs} (each square, of the matching size). */

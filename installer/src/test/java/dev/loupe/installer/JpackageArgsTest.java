@@ -113,7 +113,7 @@ class JpackageArgsTest {
     assertThat(JpackageArgs.numericVersion("0.1.0-SNAPSHOT")).isEqualTo("0.1.0");
     assertThat(JpackageArgs.numericVersion("2.3")).isEqualTo("2.3");
     assertThatThrownBy(() -> JpackageArgs.numericVersion("next")).isInstanceOf(IllegalArgumentException.class);
-    assertThat(JpackageArgs.association("har", "application/x-har+json", "HTTP Archive"))
-        .isEqualTo("extension=har\nmime-type=application/x-har+json\ndescription=HTTP Archive\n");
+    assertThat(JpackageArgs.association("har", "application/x-har", "HTTP Archive"))
+        .isEqualTo("extension=har\nmime-type=application/x-har\ndescription=HTTP Archive\n");
   }
 }

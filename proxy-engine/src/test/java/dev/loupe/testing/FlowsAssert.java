@@ -47,6 +47,8 @@ public final class FlowsAssert {
     assertThat(actual.tunnelBytesClientToServer()).as(at + "tunnel up").isEqualTo(expected.tunnelBytesClientToServer());
     assertThat(actual.tunnelBytesServerToClient()).as(at + "tunnel down").isEqualTo(expected.tunnelBytesServerToClient());
     assertThat(actual.modifiedBy()).as(at + "modifiedBy").isEqualTo(expected.modifiedBy());
+    assertThat(actual.notes()).as(at + "notes").isEqualTo(expected.notes());
+    assertThat(actual.client()).as(at + "client").isEqualTo(expected.client());
     assertThat(actual.originalRequest()).as(at + "original request").isEqualTo(expected.originalRequest());
     assertThat(actual.originalResponse()).as(at + "original response").isEqualTo(expected.originalResponse());
     assertThat(actual.replayOf()).as(at + "replayOf").isEqualTo(expected.replayOf());

@@ -177,6 +177,20 @@ public final class BrowserLauncher {
     prefs.put("network.captive-portal-service.enabled", false);
     prefs.put("network.connectivity-service.enabled", false);
     prefs.put("browser.tabs.warnOnClose", false);
+    // Firefox's own background traffic (studies, push, region, plugin updates, sponsored tiles)
+    // would fill the flow list with requests the user did not make.
+    prefs.put("app.shield.optoutstudies.enabled", false);
+    prefs.put("messaging-system.rsexperimentloader.enabled", false);
+    prefs.put("dom.push.connection.enabled", false);
+    prefs.put("browser.region.update.enabled", false);
+    prefs.put("browser.region.network.url", "");
+    prefs.put("media.gmp-manager.url", "");
+    prefs.put("toolkit.telemetry.unified", false);
+    prefs.put("datareporting.usage.uploadEnabled", false);
+    prefs.put("browser.newtabpage.enabled", false);
+    prefs.put("browser.newtabpage.activity-stream.feeds.topsites", false);
+    prefs.put("browser.newtabpage.activity-stream.showSponsoredTopSites", false);
+    prefs.put("extensions.getAddons.cache.enabled", false);
     prefs.putAll(spec.extraPrefs());
     StringBuilder b = new StringBuilder("// Written by Loupe for this temporary profile; deleted when Firefox exits.\n");
     prefs.forEach((k, v) -> b.append("user_pref(\"").append(k).append("\", ").append(value(v)).append(");\n"));

@@ -25,6 +25,8 @@ public final class LaunchedBrowser implements AutoCloseable {
   private final Path log;
   private final List<Runnable> onExit = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Integer> exited = new CompletableFuture<>();
+  /** What the browser printed last, kept when its log goes with the clean-up. */
+  private volatile String lastOutput = "";
 
   LaunchedBrowser(Browser browser, Process process, Path profile, Path log) {
     this.browser = browser;
@@ -66,6 +68,9 @@ public final class LaunchedBrowser implements AutoCloseable {
 
   /** The last lines the browser printed (for an error message when it exits at once). */
   public String outputTail() {
+    if (exited.isDone()) {
+      return lastOutput;
+    }
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
@@ -110,6 +115,7 @@ public final class LaunchedBrowser implements AutoCloseable {
         }
       }
     }
+    lastOutput = outputTail();
     try {
       Files.deleteIfExists(log);
     } catch (IOException ignored) {

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * One way to reach a control API: in this process ({@link ControlApi#inProcess()}) or over HTTP
+ * One way to reach a control API: in this process ({@link ControlServer#inProcess}) or over HTTP
  * with the bearer token ({@code dev.loupe.app.ctl.HttpControlChannel}). The MCP server and
  * {@code loupe ctl} speak to Loupe only through this, so both do exactly what the HTTP API does.
  *
@@ -19,6 +19,19 @@ public interface ControlChannel {
     /** Whether the status is 2xx. */
     public boolean ok() {
       return status >= 200 && status < 300;
+    }
+
+    /** A refused request's reason: the API's {@code "error"} sentence, else the status and body. */
+    public String error() {
+      try {
+        com.fasterxml.jackson.databind.JsonNode n = ControlJson.MAPPER.readTree(body);
+        if (n != null && n.path("error").isTextual()) {
+          return n.get("error").asText();
+        }
+      } catch (java.io.IOException e) {
+        // not JSON: say what came
+      }
+      return "Loupe answered " + status + (body.isBlank() ? "" : ": " + body.strip());
     }
   }
 

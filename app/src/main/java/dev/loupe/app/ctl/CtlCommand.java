@@ -153,16 +153,7 @@ public final class CtlCommand implements Callable<Integer> {
         throw new Refused("cannot reach Loupe at " + channel().describe() + ": " + e.getMessage());
       }
       if (!r.ok()) {
-        String msg = r.body();
-        try {
-          JsonNode n = JSON.readTree(r.body());
-          if (n != null && n.path("error").isTextual()) {
-            msg = n.get("error").asText();
-          }
-        } catch (IOException e) {
-          // keep the raw body
-        }
-        throw new Refused(msg.strip() + " (HTTP " + r.status() + ")");
+        throw new Refused(r.error() + " (HTTP " + r.status() + ")");
       }
       return r.body();
     }

@@ -56,11 +56,12 @@ final class FlowTools {
             "Lists captured HTTP flows (requests and their responses), oldest first, optionally selected by a filter."
                 + " Each line: id, time, method, URL, status, state (in_flight, complete, failed), protocols, and"
                 + " whether a rule or breakpoint changed it or it is paused. Use since=<last id seen> to get only"
-                + " newer flows. " + FILTER_HELP,
+                + " newer flows, newest=true for the latest ones. " + FILTER_HELP,
             object(List.of(),
                 "filter", string("Filter expression, e.g. \"~d api.example.com & status>=400\" (empty: all flows)."),
                 "since", integer("Only flows with an id greater than this.", 0, Long.MAX_VALUE),
-                "limit", integer("At most this many flows (default 100).", 1, 1000)),
+                "limit", integer("At most this many flows (default 100).", 1, 1000),
+                "newest", bool("The newest matching flows instead of the oldest (default false).")),
             false, this::listFlows),
         new LoupeTool("get_flow", "Read one flow",
             "Reads one flow in full: request and response heads (method, URL, status, headers), bodies (text, or"
@@ -131,13 +132,27 @@ final class FlowTools {
   }
 
   private JsonNode listFlows(ToolArgs a) {
-    JsonNode flows = api.get("/flows", LoupeApi.query("filter", a.text("filter", null),
+    long limit = a.number("limit", 100);
+    boolean newest = a.flag("newest", false);
+    JsonNode all = api.get("/flows", LoupeApi.query("filter", a.text("filter", null),
         "since", a.has("since") ? String.valueOf(a.number("since", 0)) : null,
-        "limit", String.valueOf(a.number("limit", 100))));
+        "limit", String.valueOf(newest ? Integer.MAX_VALUE : limit + 1)));
+    int from = newest ? (int) Math.max(0, all.size() - limit) : 0;
+    int to = newest ? all.size() : (int) Math.min(all.size(), limit);
+    com.fasterxml.jackson.databind.node.ArrayNode flows = LoupeApi.JSON.createArrayNode();
+    for (int i = from; i < to; i++) {
+      flows.add(all.get(i));
+    }
     ObjectNode out = LoupeApi.object();
     out.put("count", flows.size());
     if (!flows.isEmpty()) {
-      out.put("lastId", flows.get(flows.size() - 1).path("id").asLong());
+      long last = flows.get(flows.size() - 1).path("id").asLong();
+      out.put("lastId", last);
+      if (!newest && all.size() > limit) {
+        out.put("more", "more flows match: call again with since=" + last);
+      } else if (newest && from > 0) {
+        out.put("more", from + " older flows match: leave out newest (and use since) to page from the oldest");
+      }
     }
     out.set("flows", Bodies.compact(redactor.redact(flows)));
     return out;
@@ -148,7 +163,7 @@ final class FlowTools {
     JsonNode flow = api.get("/flows/" + id, Map.of());
     int max = (int) a.number("maxBodyBytes", DEFAULT_BODY_BYTES);
     for (String side : new String[] {"request", "response", "originalRequest", "originalResponse"}) {
-      String which = side.toLowerCase().contains("request") ? "request" : "response";
+      String which = side.toLowerCase(java.util.Locale.ROOT).contains("request") ? "request" : "response";
       Bodies.cut(flow.get(side), max, "read the rest with get_body flowId=" + id + " side=" + which + " offset=" + max
           + (side.startsWith("original") ? " original=true" : ""));
     }

@@ -65,21 +65,9 @@ final class LoupeApi {
           + ". Is Loupe still running?");
     }
     if (!r.ok()) {
-      throw new ToolError(errorText(r));
+      throw new ToolError(r.error());
     }
     return r;
-  }
-
-  private static String errorText(ControlChannel.Reply r) {
-    try {
-      JsonNode n = JSON.readTree(r.body());
-      if (n != null && n.path("error").isTextual()) {
-        return n.get("error").asText();
-      }
-    } catch (IOException e) {
-      // not JSON: fall through
-    }
-    return "Loupe answered " + r.status() + (r.body().isBlank() ? "" : ": " + r.body().strip());
   }
 
   private static JsonNode parse(ControlChannel.Reply r) {

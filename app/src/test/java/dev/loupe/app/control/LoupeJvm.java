@@ -77,6 +77,14 @@ public final class LoupeJvm implements AutoCloseable {
     return List.copyOf(stderr);
   }
 
+  /** Stops it and fails if Netty's leak detector reported anything on its stderr. */
+  public void closeCheckingLeaks() throws InterruptedException {
+    close();
+    if (stderr.stream().anyMatch(l -> l.contains("LEAK"))) {
+      throw new AssertionError("Netty reported a leak:\n" + String.join("\n", stderr));
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
     process.toHandle().destroy(); // SIGTERM, as a service manager would

@@ -57,8 +57,7 @@ class CtlCommandTest {
   @AfterAll
   static void stop() throws Exception {
     if (loupe != null) {
-      loupe.close();
-      assertThat(loupe.stderr()).noneMatch(l -> l.contains("LEAK"));
+      loupe.closeCheckingLeaks();
     }
     if (origin != null) {
       origin.close();

@@ -60,8 +60,7 @@ class McpEndToEndTest {
   @AfterAll
   static void stop() throws Exception {
     if (loupe != null) {
-      loupe.close();
-      assertThat(loupe.stderr()).noneMatch(l -> l.contains("LEAK"));
+      loupe.closeCheckingLeaks();
     }
     if (origin != null) {
       origin.close();

@@ -125,6 +125,7 @@ final class McpScenario {
     assertThat(flow.get("serverConnection").get("remoteAddress").asText()).endsWith(":" + origin.port());
 
     breakpointAndEditedResume(client);
+    breakpointAndAnswer(client);
 
     // replay: a new flow marked as a replay, which the origin sees (with the real, unredacted credentials)
     JsonNode replay = okJson("replay_flow", Map.of("flowId", id));
@@ -132,6 +133,19 @@ final class McpScenario {
     assertThat(replay.get("status").asInt()).isEqualTo(200);
     assertThat(origin.seen().stream().filter(s -> s.uri().contains("t=" + tag + "&")).toList()).hasSize(2)
         .allSatisfy(s -> assertThat(s.headers().get("Authorization")).isEqualTo("Bearer SECRET-TOKEN"));
+
+    // paging: the oldest page says there is more; newest=true gives the latest flow
+    JsonNode first = okJson("list_flows", Map.of("limit", 1));
+    assertThat(first.get("more").asText()).contains("since=" + first.get("lastId").asLong());
+    JsonNode latest = okJson("list_flows", Map.of("limit", 1, "newest", true));
+    assertThat(latest.get("flows").get(0).get("id").asLong()).isGreaterThanOrEqualTo(replay.get("id").asLong());
+
+    // compose, and how to connect a client
+    JsonNode sent = okJson("send_request", Map.of("url", origin.url() + "/status/201?t=" + tag + "-send"));
+    assertThat(sent.get("status").asInt()).isEqualTo(201);
+    assertThat(origin.awaitSeen(tag + "-send").method()).isEqualTo("GET");
+    String proxy = okJson("proxy_status", Map.of()).get("proxy").asText();
+    assertThat(ok("connect_client", Map.of("client", "curl"))).contains("curl --proxy http://" + proxy + " --cacert ");
 
     // HAR, inline and to a file
     String har = ok("export_har", Map.of("filter", "~u " + tag));
@@ -189,6 +203,29 @@ final class McpScenario {
     assertThat(seen.headers().get("Authorization")).isEqualTo("Bearer SECRET-PAUSED");
     ok("remove_breakpoint", Map.of("id", bpId));
     assertThat(okJson("list_breakpoints", Map.of()).toString()).doesNotContain(bpId);
+  }
+
+  private void breakpointAndAnswer(HttpClient client) throws Exception {
+    String bpId = okJson("add_breakpoint", Map.of("filter", "~u ans-" + tag)).get("id").asText();
+    CompletableFuture<HttpResponse<String>> pending = client.sendAsync(HttpRequest.newBuilder(
+        URI.create(origin.url() + "/status/200?ans-" + tag)).timeout(Duration.ofSeconds(60)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    long id = Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+      for (JsonNode p : okJson("list_paused", Map.of())) {
+        if (p.get("request").get("url").asText().contains("ans-" + tag)) {
+          return p.get("flowId").asLong();
+        }
+      }
+      return -1L;
+    }, i -> i >= 0);
+    assertThat(okJson("answer_flow", Map.of("flowId", id, "status", 418, "body", "answered by MCP"))
+        .get("released").asText()).isEqualTo("answer");
+    HttpResponse<String> r = pending.get(30, TimeUnit.SECONDS);
+    assertThat(r.statusCode()).isEqualTo(418);
+    assertThat(r.body()).isEqualTo("answered by MCP");
+    assertThat(origin.seen()).noneMatch(s -> s.uri().contains("ans-" + tag));
+    assertThat(error("answer_flow", Map.of("flowId", id))).contains("is not paused");
+    ok("remove_breakpoint", Map.of("id", bpId));
   }
 
   /** Bad input of each kind is a clear error, and the server goes on serving. */

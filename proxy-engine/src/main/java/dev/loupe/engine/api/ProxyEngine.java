@@ -74,24 +74,11 @@ public final class ProxyEngine implements AutoCloseable {
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
     try {
-      this.listener = new ServerBootstrap()
-          .group(boss, workers)
-          .channel(Transports.serverChannel())
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .option(ChannelOption.SO_REUSEADDR, true)
-          .childOption(ChannelOption.AUTO_READ, false)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-          .childHandler(config.reverse() == null ? new ClientInitializer(ctx, accessLog, false, false)
-              : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx))
-          .bind(config.listen())
-          .sync()
-          .channel();
-    } catch (Exception e) {
+      this.listener = bind(config.listen(), config.reverse() == null
+          ? new ClientInitializer(ctx, accessLog, false, false)
+          : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx));
+    } catch (IOException e) {
       shutdownGroups();
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
       throw new IOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
     }
     dev.loupe.engine.internal.http3.Http3Listener h3 = null;

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  *
  * <h3>The columns</h3>
  * {@code method host port url status req_type res_type req_size res_size duration client_proto
- * server_proto tier error_kind websocket}: see the session store's schema. Content-type columns hold
+ * server_proto tier error_kind state websocket client}: see the session store's schema. Content-type columns hold
  * every Content-Type value of the message, joined by a line feed. The condition calls the functions
  * named in {@link #FUNCTIONS}, which the store registers on its connections.
  *

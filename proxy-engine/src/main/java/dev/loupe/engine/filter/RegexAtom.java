@@ -164,6 +164,7 @@ final class RegexAtom extends Filter {
         out.find("res_type", regex);
         out.sql(")");
       }
+      case CLIENT -> out.find("client", regex);
       case HEADER, REQUEST_HEADER, RESPONSE_HEADER -> out.inexact();
     }
   }

@@ -39,15 +39,7 @@ class ConnectTargetFuzzTest {
     request.writeBytes(target);
     request.writeBytes(" HTTP/1.1\r\nHost: a.test:443\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     byte[] bytes = request.toByteArray();
-    Http1Harness proxy = new Http1Harness(Http1Harness.Side.EXPLICIT_PROXY, true);
-    try {
-      proxy.clientSends(bytes, 0, bytes.length);
-      proxy.channel().checkException();
-      Http1PipelineFuzzTest.checkResponses(proxy.proxyWrote());
-    } finally {
-      proxy.close();
-    }
-    for (Flow f : proxy.flows()) {
+    for (Flow f : Http1PipelineFuzzTest.exchange(Http1Harness.Side.EXPLICIT_PROXY, true, bytes)) {
       if (f.error() != null && f.error().kind() == FlowError.Kind.CLIENT_PROTOCOL) {
         continue;
       }

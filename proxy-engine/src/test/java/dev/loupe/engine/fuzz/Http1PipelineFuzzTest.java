@@ -60,6 +60,22 @@ class Http1PipelineFuzzTest {
     }
   }
 
+  /**
+   * One client connection on {@code side} that sends {@code request} in one read and leaves:
+   * checks that nothing was thrown and that Loupe's answer parses; returns the flows it recorded.
+   */
+  static java.util.List<Flow> exchange(Http1Harness.Side side, boolean tunnelEverything, byte[] request) {
+    Http1Harness proxy = new Http1Harness(side, tunnelEverything);
+    try {
+      proxy.clientSends(request, 0, request.length);
+      proxy.channel().checkException();
+      checkResponses(proxy.proxyWrote());
+    } finally {
+      proxy.close();
+    }
+    return proxy.flows();
+  }
+
   /** Loupe's bytes to the client parse as responses; after a 200 to CONNECT they belong to a tunnel. */
   static void checkResponses(byte[] wrote) {
     if (wrote.length == 0) {

@@ -39,16 +39,8 @@ class RequestTargetFuzzTest {
     request.writeBytes(" HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     byte[] bytes = request.toByteArray();
 
-    Http1Harness proxy = new Http1Harness(inTunnel ? Http1Harness.Side.IN_TUNNEL : Http1Harness.Side.EXPLICIT_PROXY,
-        false);
-    try {
-      proxy.clientSends(bytes, 0, bytes.length);
-      proxy.channel().checkException();
-      Http1PipelineFuzzTest.checkResponses(proxy.proxyWrote());
-    } finally {
-      proxy.close();
-    }
-    for (Flow f : proxy.flows()) {
+    for (Flow f : Http1PipelineFuzzTest.exchange(
+        inTunnel ? Http1Harness.Side.IN_TUNNEL : Http1Harness.Side.EXPLICIT_PROXY, false, bytes)) {
       if (f.error() != null && f.error().kind() == FlowError.Kind.CLIENT_PROTOCOL) {
         continue; // refused with a 400
       }

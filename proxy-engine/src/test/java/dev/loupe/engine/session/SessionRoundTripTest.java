@@ -117,6 +117,8 @@ class SessionRoundTripTest {
     f.responseBody().append(ByteBuffer.wrap("boom".getBytes(StandardCharsets.UTF_8)));
     f.responseModified(new ResponseHead(200, "OK", "HTTP/3", Headers.of("x", "edited")), Body.of(new byte[0]));
     f.modifiedBy("breakpoint (response): edited");
+    f.note("plugin \"slow\": responseHeaders hook took longer than 5 s; the flow went on");
+    f.client("Chromium");
     f.timings().responseEnd(77 + 1_234_567);
     f.complete();
     store.completed(f);
@@ -224,6 +226,29 @@ class SessionRoundTripTest {
       s.ids(Filter.ALL, SortKey.ID, false, ids::add, () -> false);
       assertThat(ids).containsExactlyElementsOf(flows.stream().map(Flow::id).toList());
     }
+  }
+
+  /**
+   * A getter added to {@link Flow} is something a session must keep: this list (what
+   * {@code FlowsAssert} compares and the store writes) must grow with it.
+   */
+  @Test
+  void everyGetterOfTheFlowModelIsKeptBySessions() {
+    java.util.Set<String> kept = java.util.Set.of("id", "startedAt", "timings", "requestBody", "responseBody",
+        "informationalResponses", "webSocketMessages", "state", "tier", "clientProtocol", "serverProtocol",
+        "clientConnection", "serverConnection", "request", "response", "requestTrailers", "responseTrailers", "error",
+        "isWebSocket", "webSocketCloseCode", "webSocketCloseReason", "tunnelBytesClientToServer",
+        "tunnelBytesServerToClient", "isTunnel", "clientStreamId", "serverStreamId", "clientQuicConnectionId",
+        "serverQuicConnectionId", "http3Status", "modifiedBy", "notes", "originalRequest", "originalRequestBody",
+        "originalResponse", "originalResponseBody", "replayOf", "client",
+        // not history: where a live flow waits right now, and heap accounting
+        "paused", "memoryFootprint");
+    List<String> getters = java.util.Arrays.stream(Flow.class.getMethods())
+        .filter(m -> m.getDeclaringClass() == Flow.class && m.getParameterCount() == 0
+            && m.getReturnType() != void.class && !java.lang.reflect.Modifier.isStatic(m.getModifiers()))
+        .map(java.lang.reflect.Method::getName).filter(n -> !n.equals("toString") && !n.equals("hashCode")).toList();
+    assertThat(getters).as("Flow getters a session file does not keep yet (FlowCodec, FlowWriter, FlowBuilder,"
+        + " FlowsAssert)").allMatch(kept::contains);
   }
 
   @Test

@@ -64,6 +64,9 @@ class StoreFilterTest {
       if (i % 4 != 0) {
         f.serverProtocol(i % 5 == 0 ? "HTTP/3" : i % 2 == 0 ? "HTTP/2" : "HTTP/1.1");
       }
+      if (i % 9 == 4) {
+        f.client(i % 2 == 0 ? "Chromium" : "Firefox (terminal)");
+      }
       f.tier(i % 11 == 0 ? FlowTier.FULL : i % 13 == 0 ? FlowTier.TUNNEL : FlowTier.RELAY);
       f.timings().requestStart(1_000_000);
       String method = i % 5 == 0 ? "POST" : i % 7 == 0 ? "put" : "GET";
@@ -146,6 +149,7 @@ class StoreFilterTest {
       "proto=h2", "proto!=h2", "proto=h1", "proto=http/1.0", "proto.client=h2", "proto.server=h3", "proto.server!=h3",
       "proto=h3 | proto=http/1.0",
       "tier=full", "tier!=relay", "tier=tunnel",
+      "~client chrom", "~client .", "!~client firefox", "~client \\(terminal\\)$",
       "~h secret", "~hq x-trace", "~hs gzip", "~h \"content-type: text/plain\"",
       "~b error\":true", "~bs Caf\u00e9", "~bq token", "~b needle", "~b \"text\":\"caf",
       "~d example & status>=400", "~m POST | status=503", "!(~m GET & ~d example)", "~h secret | status=404",

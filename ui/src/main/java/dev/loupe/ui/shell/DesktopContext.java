@@ -24,24 +24,43 @@ import java.util.Objects;
  * @param intercept   rules, breakpoints and paused flows (shared with the engine and the control API)
  * @param replayer    sends replayed and composed requests through the running proxy's server leg
  * @param agentActivity calls made by AI agents through Loupe's MCP server, for the status bar
+ * @param connect     browser and terminal launchers, remote access (the toolbar's connect controls)
  * @param plugins     the session's plugins (the Plugins window, the detail pane's content views)
  */
 public record DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
     SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
-    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, PluginControl plugins) {
-  /** Without agent activity (no MCP server) and without plugins. */
+    InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
+    dev.loupe.ui.connect.ConnectPort connect, PluginControl plugins) {
+  /** Without agent activity (no MCP server), the connect controls (shown as unavailable) and plugins. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, ActivityFeed.NONE);
   }
 
-  /** Without plugins. */
+  /** Without the connect controls (shown as unavailable) and without plugins. */
   public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
       SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
       InterceptService intercept, Replayer replayer, ActivityFeed agentActivity) {
     this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
-        PluginControl.NONE);
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), PluginControl.NONE);
+  }
+
+  /** Without plugins. */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity,
+      dev.loupe.ui.connect.ConnectPort connect) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        connect, PluginControl.NONE);
+  }
+
+  /** Without the connect controls (shown as unavailable). */
+  public DesktopContext(FlowStore store, String listening, Path confdir, Settings settings,
+      SettingsViewModel.Applier applier, SystemProxyControl systemProxy, TrustPort trust,
+      InterceptService intercept, Replayer replayer, ActivityFeed agentActivity, PluginControl plugins) {
+    this(store, listening, confdir, settings, applier, systemProxy, trust, intercept, replayer, agentActivity,
+        dev.loupe.ui.connect.ConnectPort.unsupported("not wired in this window"), plugins);
   }
 
   public DesktopContext {
@@ -55,6 +74,7 @@ public record DesktopContext(FlowStore store, String listening, Path confdir, Se
     Objects.requireNonNull(intercept, "intercept");
     Objects.requireNonNull(replayer, "replayer");
     Objects.requireNonNull(agentActivity, "agentActivity");
+    Objects.requireNonNull(connect, "connect");
     Objects.requireNonNull(plugins, "plugins");
   }
 }

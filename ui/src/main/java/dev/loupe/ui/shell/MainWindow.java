@@ -147,6 +147,8 @@ public final class MainWindow implements AutoCloseable {
     ToolBar toolbar = new ToolBar(capture, clear, new Separator(Orientation.VERTICAL), systemProxy, trust,
         new Separator(Orientation.VERTICAL), exportMenu, settingsButton, pluginsButton);
     toolbar.setId("toolbar");
+    toolbar.getItems().add(new Separator(Orientation.VERTICAL));
+    toolbar.getItems().addAll(connectControls(ctx.connect()).toolbarItems());
     toolbar.getItems().addAll(intercept.toolbarItems());
 
     CustomTextField filter = (CustomTextField) TextFields.createClearableTextField();
@@ -251,6 +253,18 @@ public final class MainWindow implements AutoCloseable {
     return toggle;
   }
 
+  /** Open browser ▾, Terminal ▾, Remote devices… (actions on a daemon thread of their own). */
+  private dev.loupe.ui.connect.ConnectControls connectControls(dev.loupe.ui.connect.ConnectPort port) {
+    java.util.concurrent.Executor background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "loupe-connect");
+      t.setDaemon(true);
+      return t;
+    });
+    dev.loupe.ui.connect.ConnectViewModel vm = new dev.loupe.ui.connect.ConnectViewModel(port, Platform::runLater,
+        background, notice::set, text -> copy(List.of(text), ""));
+    return new dev.loupe.ui.connect.ConnectControls(vm, port, this::window);
+  }
+
   private StatusBar statusBar() {
     StatusBar bar = new StatusBar();
     bar.setId("status-bar");
@@ -289,6 +303,7 @@ public final class MainWindow implements AutoCloseable {
     agent.textProperty().bind(agents.latestProperty());
     agent.visibleProperty().bind(agents.latestProperty().isNotEmpty());
     agent.managedProperty().bind(agent.visibleProperty());
+    agent.setMaxWidth(420); // the listening address and flow count keep their room
     Tooltip agentCalls = new Tooltip();
     agentCalls.textProperty().bind(agents.recentProperty());
     agent.setTooltip(agentCalls);

@@ -17,7 +17,7 @@ public final class AgentActivity implements AutoCloseable {
   /** Lines kept for the tooltip. */
   public static final int KEPT = 20;
   /** Longest text shown in the bar itself. */
-  static final int SHOWN = 90;
+  static final int SHOWN = 64;
 
   private final ReadOnlyStringWrapper latest = new ReadOnlyStringWrapper(this, "latest", "");
   private final ReadOnlyStringWrapper recent = new ReadOnlyStringWrapper(this, "recent", "");

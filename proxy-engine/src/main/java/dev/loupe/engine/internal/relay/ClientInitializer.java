@@ -12,10 +12,6 @@ public final class ClientInitializer extends ChannelInitializer<SocketChannel> {
   /** A listener that speaks only SOCKS5 ({@code --socks}). */
   private final boolean socksOnly;
 
-  public ClientInitializer(EngineContext engine) {
-    this(engine, new dev.loupe.engine.api.AccessLog(), false, false);
-  }
-
   public ClientInitializer(EngineContext engine, dev.loupe.engine.api.AccessLog accessLog, boolean launchedClient,
       boolean socksOnly) {
     this.engine = engine;

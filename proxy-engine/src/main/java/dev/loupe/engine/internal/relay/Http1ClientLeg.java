@@ -116,10 +116,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean upstreamKeepAlive;
   private boolean responseBodyAllowed;
   private boolean responseHeadSent;
-  /** HTTP/2 client leg: a final response head not yet written (see sendResponseHead). */
-  private HttpResponse heldHead;
-  /** The write of the current response's last message on an HTTP/2 stream, until the stream closes. */
-  private ChannelFuture responseEnd;
+  /** How responses go on the wire on this client's HTTP version. */
+  private ResponseWriter writer;
   /** The response timeout (sans-io; see {@link ResponseTimer}); its one wake-up task, or null. */
   private ResponseTimer<Exchange> responseTimer;
   private ScheduledFuture<?> responseWake;
@@ -155,6 +153,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    this.writer = ResponseWriter.of(side, ctx);
     Channel ch = ctx.channel();
     Channel connection = side.multiplexed() && ch.parent() != null ? ch.parent() : ch;
     if (connection instanceof io.netty.handler.codec.quic.QuicChannel quic) {
@@ -439,17 +438,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
           ReferenceCountUtil.release(d.payload());
         }
       } else if (c instanceof ExchangeCommand.SendResponseEnd e) {
-        if (heldHead != null && e.trailers().isEmpty()) {
-          // A body-less response: one HEADERS frame with END_STREAM (gRPC's Trailers-Only needs it).
-          HttpResponse h = heldHead;
-          heldHead = null;
-          endResponse(new DefaultFullHttpResponse(h.protocolVersion(), h.status(), Unpooled.EMPTY_BUFFER,
-              h.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE));
-        } else {
-          writeHeldHead();
-          endResponse(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
-              : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
-        }
+        writer.end(e.trailers());
       } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
         FlowError err = exchange.flow().error();
         writeError(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), closeAfterResponse);
@@ -464,21 +453,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       } else if (c instanceof ExchangeCommand.Finished) {
         finished();
       }
-    }
-  }
-
-  /**
-   * Writes the last message of a response. On an HTTP/2 stream the flush joins the connection's
-   * batch ({@link FlushCoalescer}) and the stream is closed only once this write has left
-   * ({@link #finished()}): closing earlier would reset the stream with its END_STREAM (or
-   * trailers) still queued behind flow control or the batch.
-   */
-  private void endResponse(Object last) {
-    if (side.multiplexed()) {
-      responseEnd = ctx.write(last);
-      FlushCoalescer.flush(ctx.channel());
-    } else {
-      ctx.writeAndFlush(last);
     }
   }
 
@@ -597,22 +571,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private void sendResponseHead(ResponseHead head) {
     cancelResponseTimer();
     if (head.informational()) {
-      if (head.status() != 101 && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
-        return; // HTTP/1.0 clients do not understand interim responses
-      }
-      var interim = Http1Messages.toClientResponse(head, request.protocolVersion(), false, true);
-      if (side.multiplexed()) {
-        // A HEADERS frame without END_STREAM. HTTP/2's adapter wants every 1xx as a full response
-        // (it refuses a 103 otherwise); HTTP/3's only a 100 (a full 103 would end the stream).
-        ctx.writeAndFlush(head.status() == 100 || !Http3Streams.PROTOCOL.equals(side.protocol())
-            ? new DefaultFullHttpResponse(interim.protocolVersion(), interim.status(), Unpooled.EMPTY_BUFFER,
-                interim.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE)
-            : interim);
-        return;
-      }
-      // An interim response is a whole message: end it, or the encoder refuses the final head.
-      ctx.write(interim);
-      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      writer.interim(head, request.protocolVersion());
       return;
     }
     upstreamKeepAlive = keepsAlive(head);
@@ -620,26 +579,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
         !closeAfterResponse);
-    String altSvc = engine.altSvc().get();
-    if (altSvc != null) {
-      // Reverse mode with the QUIC listener up: point TCP clients at it (an origin's own Alt-Svc
-      // names the origin's endpoints, which the client does not reach through Loupe).
-      if (Http3Streams.PROTOCOL.equals(side.protocol())) {
-        response.headers().remove(HttpHeaderNames.ALT_SVC);
-      } else {
-        response.headers().set(HttpHeaderNames.ALT_SVC, altSvc);
-      }
-    }
+    writer.altSvc(response, engine.altSvc().get());
     if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       closeAfterResponse = true;
     }
-    if (side.multiplexed()) {
-      // Held until the first body byte or the end arrives (at the latest, the end of this read), so
-      // a response with no body goes out as HEADERS with END_STREAM, not HEADERS + empty DATA.
-      heldHead = response;
-      return;
-    }
-    ctx.write(response);
+    writer.head(response);
   }
 
   /** Whether the origin keeps its connection open after {@code head}'s response. */
@@ -652,11 +596,9 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   }
 
   private void writeHeldHead() {
-    if (heldHead != null) {
-      ctx.write(heldHead);
-      heldHead = null;
-    }
+    writer.beforeBody();
   }
+
 
   private void releaseUpstream(boolean reusable) {
     cancelResponseTimer();
@@ -685,7 +627,8 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
 
   private void finished() {
     endFullTier();
-    heldHead = null;
+    ChannelFuture last = writer.lastWrite();
+    writer.reset();
     exchange = null;
     request = null;
     responseHeadSent = false;
@@ -697,8 +640,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       // after the response's last frame has been written.
       closing = true;
       releaseInbound();
-      ChannelFuture last = responseEnd;
-      responseEnd = null;
       if (last == null) {
         ctx.flush();
         ctx.close();

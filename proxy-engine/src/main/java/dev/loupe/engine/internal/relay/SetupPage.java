@@ -115,7 +115,19 @@ final class SetupPage {
         + "h1{font-size:1.5em}h2{font-size:1.1em;margin-top:1.4em}code{background:#f2f2f2;padding:0 .2em;word-break:break-all}"
         + ".dl a{display:inline-block;margin:.25em .5em .25em 0;padding:.5em .9em;border-radius:6px;background:#1f6feb;"
         + "color:#fff;text-decoration:none}.warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em .8em}"
-        + "</style></head><body>\n<h1>Loupe setup</h1>\n");
+        + "</style></head><body>\n<h1>Loupe setup</h1>\n"
+        // The window's QR code carries the proxy settings in the fragment, which never leaves the
+        // device: shown here to type into the Wi-Fi proxy fields.
+        + "<div id=\"wifi\" class=\"warn\" hidden><b>Wi-Fi proxy settings</b> (manual):<br>Server <code id=\"w-host\">"
+        + "</code> Port <code id=\"w-port\"></code><span id=\"w-auth\" hidden><br>User <code id=\"w-user\"></code>"
+        + " Password <code id=\"w-pass\"></code></span></div>\n<script>(function(){var h=new URLSearchParams("
+        + "location.hash.slice(1));var p=h.get('proxy');if(!p)return;var i=p.lastIndexOf(':');"
+        + "document.getElementById('w-host').textContent=p.slice(0,i).replace(/^\\[|\\]$/g,'');"
+        + "document.getElementById('w-port').textContent=p.slice(i+1);if(h.get('user')){"
+        + "document.getElementById('w-user').textContent=h.get('user');"
+        + "document.getElementById('w-pass').textContent=h.get('password')||'';"
+        + "document.getElementById('w-auth').hidden=false;}document.getElementById('wifi').hidden=false;})();"
+        + "</script>\n");
     if (proxyAddress != null) {
       b.append("<p>To send this device's traffic through Loupe, set its HTTP proxy (Wi-Fi settings → proxy → manual)"
           + " to <code>").append(escape(proxyAddress)).append("</code>, then open <code>http://").append(HOST)

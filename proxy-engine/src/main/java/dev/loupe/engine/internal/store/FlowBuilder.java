@@ -69,6 +69,8 @@ final class FlowBuilder {
   long tunnelDown;
   final List<String> modifiedBy = new ArrayList<>();
   long replayOf = -1;
+  String client;
+  final List<String> notes = new ArrayList<>();
   final long[] timings = new long[TIMING_NAMES.size()];
   final List<WebSocketMessage> messages = new ArrayList<>();
   StoredBody requestBody;
@@ -99,6 +101,7 @@ final class FlowBuilder {
     f.serverQuicConnectionId(serverQuicConnectionId);
     f.http3Status(http3Status);
     f.clientConnection(clientConnection);
+    f.client(client); // after the connection, which may have guessed a label from the listening address
     f.serverConnection(serverConnection);
     if (originalRequest != null && request != null) {
       f.request(originalRequest);
@@ -132,6 +135,7 @@ final class FlowBuilder {
       f.addTunnelBytes(tunnelUp, tunnelDown);
     }
     modifiedBy.forEach(f::modifiedBy);
+    notes.forEach(f::note);
     f.replayOf(replayOf);
     if (state == FlowState.COMPLETE) {
       f.complete();

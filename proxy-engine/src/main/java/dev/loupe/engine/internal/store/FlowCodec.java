@@ -36,6 +36,7 @@ import java.util.List;
  * zz webSocketCloseCode, str webSocketCloseReason
  * varint mask of the non-zero timing readings, then the first as zz and each later one as zz
  *                                              (reading - first reading)
+ * varint n, n x str notes
  * </pre>
  * Strings are UTF-8, so a string holding an unpaired surrogate (not valid text) would come back with
  * U+FFFD in its place; header values are ISO-8859-1 on the wire and never hold one.
@@ -79,6 +80,11 @@ final class FlowCodec {
     headers(w, f.responseTrailers());
     w.zigzag(f.webSocketCloseCode()).string(f.webSocketCloseReason());
     timings(w, FlowBuilder.readings(f.timings()));
+    List<String> notes = f.notes();
+    w.varlong(notes.size());
+    for (String n : notes) {
+      w.string(n);
+    }
     return w.toByteArray();
   }
 
@@ -111,6 +117,10 @@ final class FlowCodec {
     b.webSocketCloseCode = (int) r.zigzag();
     b.webSocketCloseReason = r.string();
     timings(r, b.timings);
+    int notes = r.varint();
+    for (int i = 0; i < notes; i++) {
+      b.notes.add(nonNull(r.string()));
+    }
   }
 
   // ---- heads -----------------------------------------------------------------------------------

@@ -275,8 +275,9 @@ public final class FlowReader {
     if (r.wasNull()) {
       b.replayOf = -1;
     }
+    b.client = r.getString(28);
     try {
-      FlowCodec.decode(r.getBytes(28), b, sha -> certificate(c, sha));
+      FlowCodec.decode(r.getBytes(29), b, sha -> certificate(c, sha));
     } catch (BlobReader.CorruptBlobException e) {
       throw new SQLException("flow " + b.id + ": " + e.getMessage(), "corrupt", 11, e);
     }

@@ -40,7 +40,7 @@ import java.util.Map;
 final class FlowWriter implements AutoCloseable {
   static final String COLUMNS = "id, started, state, tier, source, method, scheme, host, port, target, url, status,"
       + " req_type, res_type, req_size, res_size, duration, total_ms, client_proto, server_proto, error_kind, error,"
-      + " websocket, tunnel_up, tunnel_down, modified, replay_of, detail";
+      + " websocket, tunnel_up, tunnel_down, modified, replay_of, client, detail";
 
   private final SessionDb db;
   private final PreparedStatement flowRow;
@@ -61,7 +61,7 @@ final class FlowWriter implements AutoCloseable {
     this.db = db;
     Connection c = db.writer();
     flowRow = c.prepareStatement("INSERT OR REPLACE INTO flow(" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-        + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     bodyRow = c.prepareStatement("INSERT OR REPLACE INTO body(flow, part, size, truncated, captured, data, file)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?)");
     messageRow = c.prepareStatement("INSERT OR REPLACE INTO message(flow, seq, direction, opcode, length, time,"
@@ -74,6 +74,14 @@ final class FlowWriter implements AutoCloseable {
    * by {@link #bodies} once the flow has ended; messages by {@link #messages}.
    */
   void row(Flow f, int source) throws SQLException {
+    row(f, source, f.state());
+  }
+
+  /**
+   * {@link #row(Flow, int)} with the state as the caller read it (a flow that ends while its row is
+   * written stays "in flight" in this row, until its bodies are written with the next).
+   */
+  void row(Flow f, int source, FlowState state) throws SQLException {
     RequestHead req = f.request();
     ResponseHead res = f.response();
     Timings t = f.timings();
@@ -81,7 +89,7 @@ final class FlowWriter implements AutoCloseable {
     int i = 1;
     p.setLong(i++, f.id());
     p.setLong(i++, epochNanos(f.startedAt()));
-    p.setInt(i++, f.state().ordinal());
+    p.setInt(i++, state.ordinal());
     p.setString(i++, f.tier().name());
     p.setInt(i++, source);
     setText(p, i++, req == null ? null : req.method());
@@ -98,7 +106,7 @@ final class FlowWriter implements AutoCloseable {
     long start = t.requestStartNanos();
     long end = t.responseEndNanos();
     setLong(p, i++, start == 0 || end == 0 || end - start < 0 ? null : end - start);
-    if (f.state() == FlowState.IN_FLIGHT) {
+    if (state == FlowState.IN_FLIGHT) {
       p.setNull(i++, Types.REAL);
     } else {
       p.setDouble(i++, t.totalMs());
@@ -114,6 +122,7 @@ final class FlowWriter implements AutoCloseable {
     List<String> modified = f.modifiedBy();
     setText(p, i++, modified.isEmpty() ? null : String.join("\n", modified));
     setLong(p, i++, f.replayOf() < 0 ? null : f.replayOf());
+    setText(p, i++, f.client());
     p.setBytes(i, FlowCodec.encode(f, blob, certificates));
     p.executeUpdate();
   }

@@ -140,18 +140,24 @@ public final class Recorder implements AutoCloseable {
     }
     long t0 = System.nanoTime();
     Map<Long, Integer> messagesBefore = new HashMap<>();
+    // the flows whose bodies this batch wrote: decided once per flow, as it may end while we write
+    java.util.List<Flow> ended = new java.util.ArrayList<>();
     Connection c = db.writer();
     try {
       c.setAutoCommit(false);
       for (Flow f : batch.values()) {
-        writer.row(f, 0);
+        // the state is read once: a flow that ends while we write waits for the next batch
+        FlowState state = f.state();
+        boolean end = state != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id());
+        writer.row(f, 0, state);
         if (f.isWebSocket() || !f.webSocketMessages().isEmpty()) {
           int from = messagesWritten.getOrDefault(f.id(), 0);
           messagesBefore.put(f.id(), from);
           messagesWritten.put(f.id(), writer.messages(f, from));
         }
-        if (f.state() != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id())) {
+        if (end) {
           writer.bodies(f);
+          ended.add(f);
         }
       }
       c.commit();
@@ -171,11 +177,10 @@ public final class Recorder implements AutoCloseable {
         // the next batch sets it again
       }
     }
-    for (Flow f : batch.values()) {
-      if (f.state() != FlowState.IN_FLIGHT && bodiesWritten.add(f.id())) {
-        messagesWritten.remove(f.id());
-        written.add(f);
-      }
+    for (Flow f : ended) {
+      bodiesWritten.add(f.id());
+      messagesWritten.remove(f.id());
+      written.add(f);
     }
     while (written.size() > CACHE) {
       forget(written.poll());

@@ -65,7 +65,7 @@ final class Schema {
         error_kind TEXT, error TEXT,
         websocket INTEGER NOT NULL DEFAULT 0,
         tunnel_up INTEGER NOT NULL DEFAULT 0, tunnel_down INTEGER NOT NULL DEFAULT 0,
-        modified TEXT, replay_of INTEGER,
+        modified TEXT, replay_of INTEGER, client TEXT,
         detail BLOB NOT NULL)""",
       """
       CREATE TABLE body(

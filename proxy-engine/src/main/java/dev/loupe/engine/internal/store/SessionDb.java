@@ -50,14 +50,17 @@ public final class SessionDb implements AutoCloseable {
   private final Path file;
   private final boolean readOnly;
   private final Connection writer;
+  /** Held while the file is open for writing: a second Loupe must not record into it too. */
+  private final java.nio.channels.FileLock lock;
   private final ConcurrentLinkedQueue<Connection> idleReaders = new ConcurrentLinkedQueue<>();
   private final List<Connection> allReaders = new ArrayList<>();
   private volatile boolean closed;
 
-  private SessionDb(Path file, boolean readOnly, Connection writer) {
+  private SessionDb(Path file, boolean readOnly, Connection writer, java.nio.channels.FileLock lock) {
     this.file = file;
     this.readOnly = readOnly;
     this.writer = writer;
+    this.lock = lock;
   }
 
   /**
@@ -84,16 +87,54 @@ public final class SessionDb implements AutoCloseable {
     } catch (IOException e) {
       throw new SessionException(Reason.IO, f, f + ": cannot read: " + e.getMessage(), e);
     }
+    java.nio.channels.FileLock lock = readOnly ? null : lock(f);
     Connection c = null;
     try {
       c = connect(f, readOnly);
       if (!readOnly) {
         prepareForWriting(c, f);
       }
-      return new SessionDb(f, readOnly, c);
+      return new SessionDb(f, readOnly, c, lock);
     } catch (SQLException e) {
       closeQuietly(c);
+      unlock(lock, f);
       throw translate(f, e, "cannot open");
+    }
+  }
+
+  /** Locks {@code FILE.lock} (created next to the file): one writing Loupe per session file. */
+  private static java.nio.channels.FileLock lock(Path f) throws SessionException {
+    Path lockFile = f.resolveSibling(f.getFileName() + ".lock");
+    try {
+      java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+      java.nio.channels.FileLock l;
+      try {
+        l = ch.tryLock();
+      } catch (java.nio.channels.OverlappingFileLockException e) {
+        l = null;
+      }
+      if (l == null) {
+        ch.close();
+        throw new SessionException(Reason.IO, f, f + " is open in another Loupe (or another window of this one);"
+            + " close it there first");
+      }
+      return l;
+    } catch (IOException e) {
+      throw new SessionException(Reason.IO, f, f + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void unlock(java.nio.channels.FileLock l, Path f) {
+    if (l == null) {
+      return;
+    }
+    try {
+      l.release();
+      l.channel().close();
+      Files.deleteIfExists(f.resolveSibling(f.getFileName() + ".lock"));
+    } catch (IOException ignored) {
+      // the lock goes with the process; an empty lock file is locked again by the next open
     }
   }
 
@@ -331,6 +372,7 @@ public final class SessionDb implements AutoCloseable {
       }
     }
     closeQuietly(writer);
+    unlock(lock, file);
   }
 
   static void closeQuietly(AutoCloseable c) {
