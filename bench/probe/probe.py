@@ -31,6 +31,7 @@ import datetime
 import json
 import os
 import re
+import shlex
 import select
 import shutil
 import signal
@@ -61,10 +62,12 @@ QUICK = dict(arms="reverse-tls-h1h1:13+post64k,regular-tls-h1h1:13,tunnel-tls-h1
              conc="8,64", reps=2, duration=1.5, warmup=0.5, proxy_warmup=3)
 
 ARM_RE = re.compile(r"^(reverse|regular|tunnel)-(tls|clear)-(h1|h2|h3)(h1|h2)$")
-SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy", "loupe-full")
+SYSTEMS = ("direct", "nginx", "loupe", "mitmdump", "caddy", "loupe-full", "loupe-b")
 # "loupe-full": a second Loupe with one rule that matches every flow (a request-header rewrite), so
 # every flow takes the full tier (collected whole, rules run, re-sent) instead of the relay tier.
 # Only measured when --systems names it; its rows get a "÷ loupe" column (full ÷ relay, same run).
+# "loupe-b": a second Loupe started with --loupe-b-args on top of --loupe-args (an A/B in one run,
+# e.g. one observe-only plugin loaded vs none); measured when --systems names it, with a "÷ loupe" column.
 FULL_TIER_RULES = ('[{"name": "every flow", "enabled": true, "filter": "", "action": {"type": "rewrite", '
                    '"ops": [{"side": "REQUEST", "kind": "SET_HEADER", "match": "X-Loupe-Bench", "value": "1"}]}}]')
 
@@ -275,7 +278,8 @@ class Env:
         self.logs.mkdir(parents=True)
         self.procs = []
         (self.O_TLS, self.O_TLS1, self.O_CLR, self.O_H2C,
-         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY, self.LOUPE_FULL) = free_ports(11)
+         self.N_TLS, self.N_CLR, self.N_H2C, self.LOUPE, self.MITM, self.CADDY, self.LOUPE_FULL,
+         self.LOUPE_B) = free_ports(12)
         self.h3_ca = {}  # system -> CA file LoadGen trusts for its HTTP/3 listener
         self.nginx_bin = shutil.which("nginx") or "/usr/sbin/nginx"
         self.pin = parse_pin(args.pin)
@@ -423,10 +427,11 @@ http {{
             return self.O_TLS1 if proto == "h1" else self.O_TLS
         return self.O_CLR if proto == "h1" else self.O_H2C
 
-    def start_loupe(self, arm, full=False):
+    def start_loupe(self, arm, full=False, b=False):
         a = self.args
-        confdir = self.w / "loupe-conf"
-        port = self.LOUPE_FULL if full else self.LOUPE
+        confdir = self.w / ("loupe-b-conf" if b else "loupe-conf")
+        port = self.LOUPE_FULL if full else self.LOUPE_B if b else self.LOUPE
+        name = "loupe-full" if full else "loupe-b" if b else "loupe"
         argv = ["java"] + a.loupe_java_opts.split() + [
             "-jar", a.loupe_jar, "--headless", "-q", "--listen", "127.0.0.1:%d" % port,
             "--confdir", str(confdir), "--trust-ca", str(self.ca),
@@ -436,11 +441,13 @@ http {{
         elif arm.mode == "tunnel":
             argv += ["--ignore-hosts", r"^127\.0\.0\.1(:\d+)?$"]
         argv += a.loupe_args.split()
+        if b:
+            argv += shlex.split(a.loupe_b_args)
         if full:
             rules = self.w / "full-tier-rules.json"
             rules.write_text(FULL_TIER_RULES)
             argv += ["--rules", str(rules)]
-        p = self.start(("loupe-full-" if full else "loupe-") + arm.name, argv, self.pin.get("proxy"))
+        p = self.start(name + "-" + arm.name, argv, self.pin.get("proxy"))
         self.wait_up(p, arm, port)
         if arm.client == "h3":
             # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
@@ -449,7 +456,7 @@ http {{
             path = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
             if not path or not os.path.isfile(path):
                 die("loupe ca path printed %r (stderr %r)" % (r.stdout, r.stderr[-300:]))
-            self.h3_ca["loupe-full" if full else "loupe"] = path
+            self.h3_ca[name] = path
         return p
 
     def start_caddy(self, arm):
@@ -742,7 +749,7 @@ class Probe:
         if arm.client == "h3":
             # an IP literal: Netty's QUIC client sends no SNI for "localhost" (the listener then
             # answers with its default certificate); the certificates name 127.0.0.1 too
-            port = {"loupe": env.LOUPE, "caddy": env.CADDY, "loupe-full": env.LOUPE_FULL}[system]
+            port = {"loupe": env.LOUPE, "caddy": env.CADDY, "loupe-full": env.LOUPE_FULL, "loupe-b": env.LOUPE_B}[system]
             return "https://127.0.0.1:%d" % port, None, "loadgen"
         if system == "direct":
             port = env.origin_port(arm, arm.client)
@@ -753,10 +760,10 @@ class Probe:
             return url, None, gen
         if arm.mode == "reverse":
             port = {"nginx": {"tls": env.N_TLS, "clear": env.N_H2C if arm.client == "h2" else env.N_CLR}[arm.tls],
-                    "loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL}[system]
+                    "loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL, "loupe-b": env.LOUPE_B}[system]
             return "%s://127.0.0.1:%d" % (arm.scheme, port), None, "h2load"
         url = "%s://127.0.0.1:%d" % (arm.scheme, env.origin_port(arm, arm.origin))
-        port = {"loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL}[system]
+        port = {"loupe": env.LOUPE, "mitmdump": env.MITM, "loupe-full": env.LOUPE_FULL, "loupe-b": env.LOUPE_B}[system]
         return url, "127.0.0.1:%d" % port, "loadgen"
 
     def gen_for(self, gen):
@@ -917,8 +924,9 @@ class Probe:
         s = arm.systems()
         if self.args.systems:
             s = [x for x in s if x in self.args.systems]
-            if "loupe-full" in self.args.systems and "loupe" in arm.systems():
-                s.append("loupe-full")
+            for second in ("loupe-full", "loupe-b"):
+                if second in self.args.systems and "loupe" in arm.systems():
+                    s.append(second)
         if not shutil.which("mitmdump") and "mitmdump" in s:
             s.remove("mitmdump")
         return s
@@ -934,6 +942,8 @@ class Probe:
                 procs["loupe"] = env.start_loupe(arm)
             if "loupe-full" in systems:
                 procs["loupe-full"] = env.start_loupe(arm, full=True)
+            if "loupe-b" in systems:
+                procs["loupe-b"] = env.start_loupe(arm, b=True)
             if "mitmdump" in systems:
                 procs["mitmdump"] = env.start_mitmdump(arm)
             if "caddy" in systems:
@@ -959,7 +969,7 @@ class Probe:
                                 die("%s died during arm %s (log in %s)" % (s, arm.name, env.logs))
                             self.step(env, arm, s, p, body, conc, rep, i + 1, a.warmup, a.duration)
         finally:
-            for s in ("loupe", "mitmdump", "caddy", "loupe-full"):
+            for s in ("loupe", "mitmdump", "caddy", "loupe-full", "loupe-b"):
                 if procs.get(s) is not None:
                     env.stop(procs[s])
 
@@ -1130,8 +1140,8 @@ class Probe:
                 systems = list(dict.fromkeys(k[1] for k in keys if k[0] == arm and k[2] == body))
                 out.append("### %s, %s %s\n" % (arm, BODIES[body][0], body))
                 peers = ("caddy",) if "caddy" in systems else ("nginx", "mitmdump", "direct")
-                if "loupe-full" in systems:
-                    peers += ("loupe",)  # the full tier ÷ the relay tier, same run
+                if "loupe-full" in systems or "loupe-b" in systems:
+                    peers += ("loupe",)  # the full tier (or the B side) ÷ the relay tier, same run
                 out.append("| system | sustainable req/s | at c | MB/s | p50 ms | p99 ms | errors | CPU % | RSS MiB | "
                            + " | ".join("÷ " + p for p in peers) + " |")
                 out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(peers))
@@ -1311,6 +1321,9 @@ def main(argv):
     ap.add_argument("--loupe-jar", default=os.environ.get("LOUPE_JAR", str(REPO / "app/target/loupe.jar")))
     ap.add_argument("--loupe-java-opts", default=os.environ.get("LOUPE_JAVA_OPTS", ""))
     ap.add_argument("--loupe-args", default="", help="extra Loupe options")
+    ap.add_argument("--loupe-b-args", default="",
+                    help="options of the second Loupe measured as system loupe-b (on top of --loupe-args), e.g."
+                         " '--plugin plugins/flow-log/target/loupe-plugin-flow-log.jar --set flow-log.path=/dev/null'")
     ap.add_argument("--loadgen-jar", default=str(REPO / "bench/target/loadgen.jar"))
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
     ap.add_argument("--out", default=str(REPO / "bench/results"))

@@ -13,7 +13,23 @@ import java.util.Objects;
  * the plugin's thread while the hook runs; read by the host once it has returned.
  */
 final class PluginHooks {
+  private static final java.util.List<String> HOOKS = java.util.List.of("load", "configure", "running", "done",
+      "connect", "requestHeaders", "request", "responseHeaders", "response", "error", "webSocketMessage");
+
   private PluginHooks() {}
+
+  /** The {@link dev.loupe.spi.Plugin} hooks {@code p}'s class implements, by name, in the order they run. */
+  static java.util.List<String> implemented(dev.loupe.spi.Plugin p) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (java.lang.reflect.Method m : p.getClass().getMethods()) {
+      if (HOOKS.contains(m.getName()) && m.getDeclaringClass() != dev.loupe.spi.Plugin.class && !m.isBridge()
+          && !out.contains(m.getName())) {
+        out.add(m.getName());
+      }
+    }
+    out.sort(java.util.Comparator.comparingInt(HOOKS::indexOf));
+    return out;
+  }
 
   private static void checkEditable(boolean editable, String plugin) {
     if (!editable) {

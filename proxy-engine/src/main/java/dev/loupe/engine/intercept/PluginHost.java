@@ -10,11 +10,9 @@ import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import dev.loupe.spi.PluginContext;
-import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,8 +42,6 @@ import java.util.logging.Logger;
 public final class PluginHost implements Plugins, AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PluginHost.class.getName());
   private static final AtomicLong IDS = new AtomicLong();
-  private static final List<String> HOOKS = List.of("load", "configure", "running", "done", "connect",
-      "requestHeaders", "request", "responseHeaders", "response", "error", "webSocketMessage");
 
   private final List<Entry> entries = new CopyOnWriteArrayList<>();
   private final List<ContentView> views = new CopyOnWriteArrayList<>();
@@ -176,6 +172,9 @@ public final class PluginHost implements Plugins, AutoCloseable {
         continue;
       }
       intercepted.put(flow.id(), Boolean.TRUE);
+      if (!e.overrides("request")) {
+        continue; // it changes only responses: nothing to ask now
+      }
       stage = stage.thenCompose(outcome -> {
         if (!(outcome instanceof RequestOutcome.Forward fw)) {
           return CompletableFuture.completedFuture(outcome); // answered or killed by an earlier plugin
@@ -193,7 +192,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
     CompletionStage<ResponseOutcome> stage = CompletableFuture.completedFuture(new ResponseOutcome.Deliver(draft));
     for (Entry e : entries) {
       Filter f = e.filter;
-      if (!e.enabled || f == null || !f.test(flow)) {
+      if (!e.enabled || f == null || !f.test(flow) || !e.overrides("response")) {
         continue;
       }
       stage = stage.thenCompose(outcome -> {
@@ -219,10 +218,11 @@ public final class PluginHost implements Plugins, AutoCloseable {
     }
     if (event.type() == FlowEvent.Type.ADDED && flow.request() != null) {
       boolean connect = flow.request().method().equals("CONNECT");
+      String hook = connect ? "connect" : "requestHeaders";
       for (Entry e : entries) {
-        if (e.enabled) {
+        if (e.enabled && e.overrides(hook)) {
           Plugin p = e.plugin;
-          e.observe(connect ? "connect" : "requestHeaders", flow, () -> {
+          e.observe(hook, flow, () -> {
             if (connect) {
               p.connect(flow);
             } else {
@@ -248,25 +248,31 @@ public final class PluginHost implements Plugins, AutoCloseable {
     if (flow.request() == null || flow.request().method().equals("CONNECT") && flow.state() != FlowState.FAILED) {
       return;
     }
-    if (!sawInFlight) {
+    // Only the hooks the plugin implements: the defaults do nothing, and an observed request or
+    // response hook copies the body for the plugin, which one that never looks should not pay for.
+    if (!sawInFlight && e.overrides("request")) {
       e.observe("request", flow, () -> p.request(PluginHooks.Request.observed(flow, p.name())));
     }
     if (flow.response() != null) {
-      e.observe("responseHeaders", flow, () -> {
-        p.responseHeaders(flow);
-        return null;
-      });
-      if (!sawInFlight) {
+      if (e.overrides("responseHeaders")) {
+        e.observe("responseHeaders", flow, () -> {
+          p.responseHeaders(flow);
+          return null;
+        });
+      }
+      if (!sawInFlight && e.overrides("response")) {
         e.observe("response", flow, () -> p.response(PluginHooks.Response.observed(flow, p.name())));
       }
     }
-    for (WebSocketMessage m : flow.webSocketMessages()) {
-      e.observe("webSocketMessage", flow, () -> {
-        p.webSocketMessage(flow, m);
-        return null;
-      });
+    if (e.overrides("webSocketMessage")) {
+      for (WebSocketMessage m : flow.webSocketMessages()) {
+        e.observe("webSocketMessage", flow, () -> {
+          p.webSocketMessage(flow, m);
+          return null;
+        });
+      }
     }
-    if (flow.state() == FlowState.FAILED) {
+    if (flow.state() == FlowState.FAILED && e.overrides("error")) {
       e.observe("error", flow, () -> {
         p.error(flow);
         return null;
@@ -300,12 +306,19 @@ public final class PluginHost implements Plugins, AutoCloseable {
     final AtomicLong errors = new AtomicLong();
     private final AtomicLong skipped = new AtomicLong();
     private final PluginThread worker;
+    /** The hooks {@link #plugin}'s class implements (the others are not called: they do nothing). */
+    private volatile java.util.Set<String> implemented;
 
     Entry(Plugin plugin, String source, Map<String, String> options) {
       this.plugin = plugin;
       this.source = source;
       this.options = Map.copyOf(options);
       this.worker = new PluginThread(safeName(), () -> hookTimeout);
+      this.implemented = java.util.Set.copyOf(PluginHooks.implemented(plugin));
+    }
+
+    boolean overrides(String hook) {
+      return implemented.contains(hook);
     }
 
     private String safeName() {
@@ -479,7 +492,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
 
     @Override
     public PluginInfo info() {
-      return new PluginInfo(id, safeName(), safeVersion(), source, overriddenHooks(plugin), enabled, filterText,
+      return new PluginInfo(id, safeName(), safeVersion(), source, PluginHooks.implemented(plugin), enabled, filterText,
           lastError, errors.get());
     }
 
@@ -513,6 +526,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
         return null;
       });
       plugin = next;
+      implemented = java.util.Set.copyOf(PluginHooks.implemented(next));
       lastError = null;
       if (offByFailure) {
         offByFailure = false;
@@ -568,18 +582,5 @@ public final class PluginHost implements Plugins, AutoCloseable {
   private static String describe(Throwable ex) {
     String m = ex.getMessage();
     return ex.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : " (" + m + ")");
-  }
-
-  /** The {@link Plugin} methods {@code p}'s class overrides, by name. */
-  static List<String> overriddenHooks(Plugin p) {
-    List<String> out = new ArrayList<>();
-    for (Method m : p.getClass().getMethods()) {
-      if (HOOKS.contains(m.getName()) && m.getDeclaringClass() != Plugin.class && !m.isBridge()
-          && !out.contains(m.getName())) {
-        out.add(m.getName());
-      }
-    }
-    out.sort(java.util.Comparator.comparingInt(HOOKS::indexOf));
-    return out;
   }
 }

@@ -1,6 +1,5 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.api.Plugins;
 import dev.loupe.engine.api.Plugins.PluginInfo;
 import dev.loupe.spi.ContentView;
 import java.util.List;
@@ -9,7 +8,7 @@ import java.util.List;
  * What the Plugins window and the detail pane need of the session's plugins: the list, the
  * content views, switching, reloading. The app implements it (switches are remembered in
  * settings.json; reloading reads the jar or script again); tests pass one over a real
- * {@link Plugins} registry.
+ * {@code Plugins} registry.
  *
  * <p>Thread-safe. {@link #reload} blocks while it compiles or reads a jar: call it off the UI thread.
  */
@@ -41,24 +40,4 @@ public interface PluginControl {
     @Override public boolean canReload(long id) { return false; }
     @Override public String reload(long id) { return "no plugins in this session"; }
   };
-
-  /** Over a bare registry: switches are not remembered, nothing can be reloaded. */
-  static PluginControl of(Plugins plugins) {
-    return new PluginControl() {
-      @Override public List<PluginInfo> list() { return plugins.list(); }
-      @Override public List<ContentView> contentViews() { return plugins.contentViews(); }
-      @Override public AutoCloseable subscribe(Runnable onChange) { return plugins.subscribe(onChange); }
-
-      @Override
-      public void enabled(long id, boolean on) {
-        Plugins.PluginHandle h = plugins.get(id);
-        if (h != null) {
-          h.enabled(on);
-        }
-      }
-
-      @Override public boolean canReload(long id) { return false; }
-      @Override public String reload(long id) { return "this plugin cannot be reloaded"; }
-    };
-  }
 }

@@ -45,7 +45,7 @@ final class FlowJson {
     field(sb, "requestBodyBytes").append(f.requestBody().size());
     field(sb, "responseBodyBytes").append(f.responseBody().size());
     double ms = f.timings().totalMs();
-    field(sb, "durationMs").append(ms < 0 ? "null" : String.format(Locale.ROOT, "%.3f", ms));
+    field(sb, "durationMs").append(ms < 0 ? "null" : Double.toString(Math.round(ms * 1000) / 1000.0));
     field(sb, "error");
     FlowError e = f.error();
     if (e == null) {
