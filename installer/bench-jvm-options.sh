@@ -19,9 +19,10 @@ CANDIDATES=(
 )
 WORK=$(mktemp -d /tmp/loupe-bench-jvm.XXXXXX)
 PIDS=()
+CURRENT= # the Loupe being measured
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $CURRENT "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -57,6 +58,7 @@ load() { # name options -> "rps peakMiB idleMiB"
   JAVA_TOOL_OPTIONS="$2" "$LOUPE" --headless -q --mode "reverse:http://127.0.0.1:$OPORT" \
     --listen "127.0.0.1:$p" --confdir "$WORK/conf" >"$WORK/loupe.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do sleep 0.1; done
   h2load --h1 -c 64 -D 5 "http://127.0.0.1:$p/13" >/dev/null 2>&1 # warm-up
   rps=$(h2load --h1 -c 64 -D "$SECS" "http://127.0.0.1:$p/13" 2>/dev/null | awk '/^finished in/ {print $4}')
@@ -74,6 +76,7 @@ window() { # options -> RSS MiB 20 s after the window opened
   JAVA_TOOL_OPTIONS="$1" DISPLAY=":$DISPLAY_NUM" "$LOUPE" --listen 127.0.0.1:0 --confdir "$WORK/conf" \
     >"$WORK/window.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until DISPLAY=":$DISPLAY_NUM" xwininfo -root -tree 2>/dev/null | grep -q '"Loupe'; do sleep 0.2; done
   sleep 20
   rss=$(kib "$pid" VmRSS)
