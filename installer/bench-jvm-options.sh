@@ -4,6 +4,8 @@
 # JAVA_TOOL_OPTIONS) as a headless reverse proxy to a local nginx, driven by h2load (HTTP/1.1, 64
 # connections, tiny body) — requests per second and peak RSS —, then its RSS after 20 s idle; and the
 # window under Xvfb: RSS 20 s after it opened. Candidates run in A B C D D C B A order (two reps each).
+# The candidates' options must be the only heap/GC options: build the image for this with
+# `installer/build.sh --java-options ''` (the launcher's own GC option would conflict with theirs).
 # Needs nginx, h2load (nghttp2-client), xvfb, x11-utils.
 # Usage: installer/bench-jvm-options.sh [SECONDS per load step, default 10]
 set -euo pipefail
@@ -90,8 +92,7 @@ for i in "${!CANDIDATES[@]}"; do order+=("$i"); done
 for ((i = ${#CANDIDATES[@]} - 1; i >= 0; i--)); do order+=("$i"); done
 echo "JVM options of the packaged launcher, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in "${order[@]}"; do
-  name=${CANDIDATES[$i]%%|*}
-  opts=${CANDIDATES[$i]#*|}
+  IFS='|' read -r name opts <<<"${CANDIDATES[$i]}"
   read -r rps peak idle < <(load "$name" "$opts")
   win=$(window "$opts")
   echo "$name $rps $peak $idle $win" | tee -a "$WORK/results"
@@ -100,7 +101,7 @@ echo
 echo "| options | req/s (h1, c=64, tiny; 2 reps) | peak RSS under load | RSS 20 s idle after load | window RSS 20 s after opening |"
 echo "|---|---|---|---|---|"
 for c in "${CANDIDATES[@]}"; do
-  name=${c%%|*}
-  awk -v n="$name" -v o="${c#*|}" '$1 == n {r = r sep int($2); p = p sep $3; i = i sep $4; w = w sep $5; sep = " / "}
+  IFS='|' read -r name opts <<<"$c"
+  awk -v n="$name" -v o="$opts" '$1 == n {r = r sep int($2); p = p sep $3; i = i sep $4; w = w sep $5; sep = " / "}
     END {printf "| %s `%s` | %s | %s MiB | %s MiB | %s MiB |\n", n, (o == "" ? "(none)" : o), r, p, i, w}' "$WORK/results"
 done
