@@ -4,6 +4,8 @@
 # JAVA_TOOL_OPTIONS) as a headless reverse proxy to a local nginx, driven by h2load (HTTP/1.1, 64
 # connections, tiny body) — requests per second and peak RSS —, then its RSS after 20 s idle; and the
 # window under Xvfb: RSS 20 s after it opened. Candidates run in A B C D D C B A order (two reps each).
+# The candidates' options must be the only heap/GC options: build the image for this with
+# `installer/build.sh --java-options ''` (the launcher's own GC option would conflict with theirs).
 # Needs nginx, h2load (nghttp2-client), xvfb, x11-utils.
 # Usage: installer/bench-jvm-options.sh [SECONDS per load step, default 10]
 set -euo pipefail
@@ -19,9 +21,10 @@ CANDIDATES=(
 )
 WORK=$(mktemp -d /tmp/loupe-bench-jvm.XXXXXX)
 PIDS=()
+CURRENT= # the Loupe being measured
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $CURRENT "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -57,6 +60,7 @@ load() { # name options -> "rps peakMiB idleMiB"
   JAVA_TOOL_OPTIONS="$2" "$LOUPE" --headless -q --mode "reverse:http://127.0.0.1:$OPORT" \
     --listen "127.0.0.1:$p" --confdir "$WORK/conf" >"$WORK/loupe.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do sleep 0.1; done
   h2load --h1 -c 64 -D 5 "http://127.0.0.1:$p/13" >/dev/null 2>&1 # warm-up
   rps=$(h2load --h1 -c 64 -D "$SECS" "http://127.0.0.1:$p/13" 2>/dev/null | awk '/^finished in/ {print $4}')
@@ -74,6 +78,7 @@ window() { # options -> RSS MiB 20 s after the window opened
   JAVA_TOOL_OPTIONS="$1" DISPLAY=":$DISPLAY_NUM" "$LOUPE" --listen 127.0.0.1:0 --confdir "$WORK/conf" \
     >"$WORK/window.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until DISPLAY=":$DISPLAY_NUM" xwininfo -root -tree 2>/dev/null | grep -q '"Loupe'; do sleep 0.2; done
   sleep 20
   rss=$(kib "$pid" VmRSS)
@@ -87,8 +92,7 @@ for i in "${!CANDIDATES[@]}"; do order+=("$i"); done
 for ((i = ${#CANDIDATES[@]} - 1; i >= 0; i--)); do order+=("$i"); done
 echo "JVM options of the packaged launcher, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in "${order[@]}"; do
-  name=${CANDIDATES[$i]%%|*}
-  opts=${CANDIDATES[$i]#*|}
+  IFS='|' read -r name opts <<<"${CANDIDATES[$i]}"
   read -r rps peak idle < <(load "$name" "$opts")
   win=$(window "$opts")
   echo "$name $rps $peak $idle $win" | tee -a "$WORK/results"
@@ -97,7 +101,7 @@ echo
 echo "| options | req/s (h1, c=64, tiny; 2 reps) | peak RSS under load | RSS 20 s idle after load | window RSS 20 s after opening |"
 echo "|---|---|---|---|---|"
 for c in "${CANDIDATES[@]}"; do
-  name=${c%%|*}
-  awk -v n="$name" -v o="${c#*|}" '$1 == n {r = r sep int($2); p = p sep $3; i = i sep $4; w = w sep $5; sep = " / "}
+  IFS='|' read -r name opts <<<"$c"
+  awk -v n="$name" -v o="$opts" '$1 == n {r = r sep int($2); p = p sep $3; i = i sep $4; w = w sep $5; sep = " / "}
     END {printf "| %s `%s` | %s | %s MiB | %s MiB | %s MiB |\n", n, (o == "" ? "(none)" : o), r, p, i, w}' "$WORK/results"
 done

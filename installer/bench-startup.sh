@@ -18,9 +18,10 @@ JSA=$IMAGE/lib/app/loupe.jsa
 [[ -f $JAR && -x $IMAGE/bin/Loupe && -f $JSA ]] || { echo "build first: installer/build.sh" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/loupe-bench-startup.XXXXXX)
 PIDS=()
+CURRENT= # the Loupe being measured
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $CURRENT "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   [[ -f $WORK/loupe.jsa ]] && mv "$WORK/loupe.jsa" "$JSA"
   rm -rf "$WORK"
 }
@@ -75,6 +76,7 @@ headless() { # prints "listening firstRequest"
   t0=$(now)
   $(cmd "$1") --headless -q --listen "127.0.0.1:$p" --confdir "$CONF" >"$WORK/headless.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do sleep 0.01; deadline "$t0" headless; done
   t1=$(now)
   until curl -sf --noproxy '' --max-time 2 --proxy "http://127.0.0.1:$p" -o /dev/null "http://127.0.0.1:$OPORT/hello.txt"; do
@@ -92,6 +94,7 @@ window() {
   t0=$(now)
   DISPLAY=":$DISPLAY_NUM" $(cmd "$1") --listen 127.0.0.1:0 --confdir "$CONF" >"$WORK/window.log" 2>&1 &
   pid=$!
+  CURRENT=$pid
   until DISPLAY=":$DISPLAY_NUM" xwininfo -root -tree 2>/dev/null | grep -q '"Loupe'; do
     sleep 0.01
     deadline "$t0" window

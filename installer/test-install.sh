@@ -216,6 +216,8 @@ check "no desktop entry left" sh -c "! ls /usr/share/applications/loupe-*.deskto
 check "no MIME registration left" sh -c "! grep -rqs 'x-loupe-session\\|x-har' /usr/share/mime/packages/"
 check "no default-application entry left" sh -c "! grep -qs 'loupe' /usr/share/applications/defaults.list"
 check "the user's configuration directory is kept" test -s "$WORK/conf/ca-cert.pem"
+# apt-get remove leaves dpkg's record of the package ("rc"); purge drops it (the package has no conffiles)
+check "dpkg --purge loupe" dpkg --purge loupe
 
 echo
 if ((fails)); then

@@ -242,12 +242,16 @@ public final class Build {
     }
   }
 
-  /** jpackage's Linux maintainer scripts and RPM spec with Loupe's additions ({@code packaging/linux}). */
+  /**
+   * jpackage's Linux maintainer scripts, RPM spec and desktop entry with Loupe's additions
+   * ({@code packaging/linux}); the desktop entry's {@code %F} hands opened files to Loupe.
+   */
   private Path linuxResources(Path work) throws IOException {
     Path dir = work.resolve("resources");
     Files.createDirectories(dir);
     String root = "/opt/" + JpackageArgs.PACKAGE;
-    for (String name : List.of("postinst", "prerm", JpackageArgs.PACKAGE + ".spec")) {
+    for (String name : List.of("postinst", "prerm", JpackageArgs.PACKAGE + ".spec",
+        "Loupe.desktop")) { // jpackage looks the desktop entry up by the application name
       String text = Files.readString(installer.resolve("packaging/linux").resolve(name)).replace("@ROOT@", root);
       Files.writeString(dir.resolve(name), text);
     }

@@ -190,8 +190,8 @@ final class CdsTraining {
   }
 
   /**
-   * Merges class lists: a class is listed once (the first list's line wins; the {@code id:} numbers of
-   * JDK 17's format only matter for classes of custom loaders, which Loupe's lists do not hold).
+   * Merges class lists: each class and each {@code @} line once, in first-seen order; classes of custom
+   * loaders ({@code source:} lines, with {@code id:} numbers that differ between lists) are left out.
    */
   static List<String> merge(List<Path> lists) throws IOException {
     Set<String> seen = new LinkedHashSet<>();
