@@ -74,6 +74,8 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
             + ": this server is stateless; send each JSON-RPC message as a POST");
         return;
       }
+      // the whole message is read before any answer, refusals included, so the connection stays in step
+      byte[] body = read(ex.getRequestBody());
       if (closing || handler == null) {
         error(ex, 503, null, McpSchema.ErrorCodes.INTERNAL_ERROR, "Loupe is shutting down");
         return;
@@ -90,8 +92,8 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
             + " (supported: " + String.join(", ", protocolVersions()) + ")");
         return;
       }
-      byte[] body = read(ex.getRequestBody());
       if (body == null) {
+        ex.getResponseHeaders().set("Connection", "close"); // the rest of the message is not read
         error(ex, 413, null, McpSchema.ErrorCodes.INVALID_REQUEST, "the message is larger than " + MAX_BODY + " bytes");
         return;
       }
