@@ -147,10 +147,16 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
     return b.length > MAX_BODY ? null : b;
   }
 
-  private void error(HttpExchange ex, int status, Object id, int code, String message) throws IOException {
-    McpSchema.JSONRPCResponse r = new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, id, null,
-        new McpSchema.JSONRPCResponse.JSONRPCError(code, message, null));
-    send(ex, status, mapper.writeValueAsString(r));
+  /**
+   * A JSON-RPC error answer. Written here rather than with the SDK's response type, which refuses
+   * the {@code null} id JSON-RPC 2.0 prescribes when the request's id is not known.
+   */
+  private static void error(HttpExchange ex, int status, Object id, int code, String message) throws IOException {
+    com.fasterxml.jackson.databind.node.ObjectNode r = LoupeApi.object();
+    r.put("jsonrpc", McpSchema.JSONRPC_VERSION);
+    r.set("id", LoupeApi.JSON.valueToTree(id));
+    r.putObject("error").put("code", code).put("message", message);
+    send(ex, status, r.toString());
   }
 
   private static void send(HttpExchange ex, int status, String json) throws IOException {
