@@ -74,6 +74,8 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
             + ": this server is stateless; send each JSON-RPC message as a POST");
         return;
       }
+      // the whole message is read before any answer, refusals included, so the connection stays in step
+      byte[] body = read(ex.getRequestBody());
       if (closing || handler == null) {
         error(ex, 503, null, McpSchema.ErrorCodes.INTERNAL_ERROR, "Loupe is shutting down");
         return;
@@ -90,8 +92,8 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
             + " (supported: " + String.join(", ", protocolVersions()) + ")");
         return;
       }
-      byte[] body = read(ex.getRequestBody());
       if (body == null) {
+        ex.getResponseHeaders().set("Connection", "close"); // the rest of the message is not read
         error(ex, 413, null, McpSchema.ErrorCodes.INVALID_REQUEST, "the message is larger than " + MAX_BODY + " bytes");
         return;
       }
@@ -145,10 +147,16 @@ public final class McpHttpTransport implements McpStatelessServerTransport, Cont
     return b.length > MAX_BODY ? null : b;
   }
 
-  private void error(HttpExchange ex, int status, Object id, int code, String message) throws IOException {
-    McpSchema.JSONRPCResponse r = new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, id, null,
-        new McpSchema.JSONRPCResponse.JSONRPCError(code, message, null));
-    send(ex, status, mapper.writeValueAsString(r));
+  /**
+   * A JSON-RPC error answer. Written here rather than with the SDK's response type, which refuses
+   * the {@code null} id JSON-RPC 2.0 prescribes when the request's id is not known.
+   */
+  private static void error(HttpExchange ex, int status, Object id, int code, String message) throws IOException {
+    com.fasterxml.jackson.databind.node.ObjectNode r = LoupeApi.object();
+    r.put("jsonrpc", McpSchema.JSONRPC_VERSION);
+    r.set("id", LoupeApi.JSON.valueToTree(id));
+    r.putObject("error").put("code", code).put("message", message);
+    send(ex, status, r.toString());
   }
 
   private static void send(HttpExchange ex, int status, String json) throws IOException {
