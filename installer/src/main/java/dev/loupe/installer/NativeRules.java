@@ -14,7 +14,9 @@ import java.util.regex.Pattern;
 public final class NativeRules {
   /** zstd-jni's natives for platforms Loupe does not ship; dropped everywhere. */
   private static final Pattern FOREIGN = Pattern.compile(
-      "(aix|freebsd)/.*|linux/(arm|i386|loongarch64|mips64|ppc64|ppc64le|riscv64|s390x)/.*|win/(x86|aarch64)/.*");
+      "(aix|freebsd)/.*|linux/(arm|i386|loongarch64|mips64|ppc64|ppc64le|riscv64|s390x)/.*|win/(x86|aarch64)/.*"
+      + "|org/sqlite/native/(FreeBSD/.*|Linux(-Musl)?/(arm|armv6|armv7|ppc64|riscv64|x86)/.*"
+      + "|Windows/(aarch64|armv7|x86)/.*)");
 
   private static final Pattern SIGNATURE = Pattern.compile("META-INF/[^/]+\\.(SF|RSA|DSA|EC)",
       Pattern.CASE_INSENSITIVE);

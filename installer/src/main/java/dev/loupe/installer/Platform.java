@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  *
  * <p>Every native library in a packaged jar belongs to exactly one platform: JavaFX's (at the jar root,
  * from the platform's JavaFX jars), Netty's ({@code META-INF/native/}: tcnative, QUIC, epoll), brotli4j's
- * ({@code lib/<os>-<arch>/}) and zstd-jni's ({@code <os>/<arch>/}). {@link NativeRules} keeps a
+ * ({@code lib/<os>-<arch>/}), zstd-jni's ({@code <os>/<arch>/}) and sqlite-jdbc's
+ * ({@code org/sqlite/native/<Os>/<arch>/}). {@link NativeRules} keeps a
  * platform's own natives and drops the others; a native that matches no rule stops the build, so a new
  * dependency's natives are looked at, not shipped blindly.
  *
@@ -19,20 +20,20 @@ public enum Platform {
   LINUX_X64("linux-x64", "linux", "linux-x86_64", Os.LINUX, Arch.X64,
       "META-INF/native/lib[a-z0-9_]*linux_x86_64\\.so",
       "META-INF/native/libnetty_transport_native_(epoll|io_uring[0-9]*)_x86_64\\.so",
-      "lib/linux-x86_64/[^/]+", "linux/amd64/[^/]+"),
+      "lib/linux-x86_64/[^/]+", "linux/amd64/[^/]+", "org/sqlite/native/Linux(-Musl)?/x86_64/[^/]+"),
   LINUX_AARCH64("linux-aarch64", "linux-aarch64", "linux-aarch_64", Os.LINUX, Arch.AARCH64,
       "META-INF/native/lib[a-z0-9_]*linux_aarch_64\\.so",
       "META-INF/native/libnetty_transport_native_(epoll|io_uring[0-9]*)_aarch_64\\.so",
-      "lib/linux-aarch64/[^/]+", "linux/aarch64/[^/]+"),
+      "lib/linux-aarch64/[^/]+", "linux/aarch64/[^/]+", "org/sqlite/native/Linux(-Musl)?/aarch64/[^/]+"),
   MAC_X64("mac-x64", "mac", "osx-x86_64", Os.MAC, Arch.X64,
       "META-INF/native/lib[a-z0-9_]*osx_x86_64\\.jnilib",
-      "lib/osx-x86_64/[^/]+", "darwin/x86_64/[^/]+"),
+      "lib/osx-x86_64/[^/]+", "darwin/x86_64/[^/]+", "org/sqlite/native/Mac/x86_64/[^/]+"),
   MAC_AARCH64("mac-aarch64", "mac-aarch64", "osx-aarch_64", Os.MAC, Arch.AARCH64,
       "META-INF/native/lib[a-z0-9_]*osx_aarch_64\\.jnilib",
-      "lib/osx-aarch64/[^/]+", "darwin/aarch64/[^/]+"),
+      "lib/osx-aarch64/[^/]+", "darwin/aarch64/[^/]+", "org/sqlite/native/Mac/aarch64/[^/]+"),
   WIN_X64("win-x64", "win", "windows-x86_64", Os.WINDOWS, Arch.X64,
       "META-INF/native/[a-z0-9_]*windows_x86_64\\.dll",
-      "lib/windows-x86_64/[^/]+", "win/amd64/[^/]+");
+      "lib/windows-x86_64/[^/]+", "win/amd64/[^/]+", "org/sqlite/native/Windows/x86_64/[^/]+");
 
   /** Operating systems, with what differs between them for packaging. */
   public enum Os {

@@ -75,20 +75,24 @@ class PlatformJarsIT {
       case LINUX_X64 -> List.of("META-INF/native/libnetty_tcnative_linux_x86_64.so",
           "META-INF/native/libnetty_quiche42_linux_x86_64.so",
           "META-INF/native/libnetty_transport_native_epoll_x86_64.so", "lib/linux-x86_64/libbrotli.so",
-          "linux/amd64/libzstd-jni-1.5.7-4.so");
+          "linux/amd64/libzstd-jni-1.5.7-4.so",
+          "org/sqlite/native/Linux/x86_64/libsqlitejdbc.so");
       case LINUX_AARCH64 -> List.of("META-INF/native/libnetty_tcnative_linux_aarch_64.so",
           "META-INF/native/libnetty_quiche42_linux_aarch_64.so",
           "META-INF/native/libnetty_transport_native_epoll_aarch_64.so", "lib/linux-aarch64/libbrotli.so",
-          "linux/aarch64/libzstd-jni-1.5.7-4.so");
+          "linux/aarch64/libzstd-jni-1.5.7-4.so",
+          "org/sqlite/native/Linux/aarch64/libsqlitejdbc.so");
       case MAC_X64 -> List.of("META-INF/native/libnetty_tcnative_osx_x86_64.jnilib",
           "META-INF/native/libnetty_quiche42_osx_x86_64.jnilib", "lib/osx-x86_64/libbrotli.dylib",
-          "darwin/x86_64/libzstd-jni-1.5.7-4.dylib");
+          "darwin/x86_64/libzstd-jni-1.5.7-4.dylib",
+          "org/sqlite/native/Mac/x86_64/libsqlitejdbc.dylib");
       case MAC_AARCH64 -> List.of("META-INF/native/libnetty_tcnative_osx_aarch_64.jnilib",
           "META-INF/native/libnetty_quiche42_osx_aarch_64.jnilib", "lib/osx-aarch64/libbrotli.dylib",
-          "darwin/aarch64/libzstd-jni-1.5.7-4.dylib");
+          "darwin/aarch64/libzstd-jni-1.5.7-4.dylib",
+          "org/sqlite/native/Mac/aarch64/libsqlitejdbc.dylib");
       case WIN_X64 -> List.of("META-INF/native/netty_tcnative_windows_x86_64.dll",
           "META-INF/native/netty_quiche42_windows_x86_64.dll", "lib/windows-x86_64/brotli.dll",
-          "win/amd64/libzstd-jni-1.5.7-4.dll");
+          "win/amd64/libzstd-jni-1.5.7-4.dll", "org/sqlite/native/Windows/x86_64/sqlitejdbc.dll");
     };
   }
 

@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.relay;
 import dev.loupe.engine.api.AccessLog;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyAuth;
+import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -21,8 +22,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
@@ -145,10 +144,10 @@ final class ProxyGate extends ChannelDuplexHandler {
     String host;
     String path;
     try {
-      URI u = new URI(uri);
-      host = u.getHost();
-      path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    } catch (URISyntaxException e) {
+      RequestTargets.Absolute a = RequestTargets.parseAbsolute(uri);
+      host = a.host();
+      path = SetupPage.path(a.target());
+    } catch (IllegalArgumentException e) {
       return authorize(ctx, req); // the leg explains what is wrong with it, once the client may ask
     }
     if (SetupPage.isSetupHost(host)) {

@@ -2,6 +2,7 @@ package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.CertificateSource;
 import dev.loupe.engine.api.ServerCertificate;
+import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.tls.TlsProviders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -24,8 +25,6 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.ReferenceCountUtil;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -190,9 +189,8 @@ final class SetupHost extends ChannelInboundHandlerAdapter {
         return uri;
       }
       try {
-        String p = new URI(uri).getRawPath();
-        return p == null || p.isEmpty() ? "/" : p;
-      } catch (URISyntaxException e) {
+        return RequestTargets.parseAbsolute(uri).target();
+      } catch (IllegalArgumentException e) {
         return uri;
       }
     }

@@ -1,7 +1,6 @@
 package dev.loupe.engine.internal.protocol.http1;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import io.netty.util.NetUtil;
 import java.util.Locale;
 
 /**
@@ -78,73 +77,105 @@ public final class RequestTargets {
   /**
    * Parses an absolute-form target ({@code http://host[:port]/path?query}); {@code raw} is
    * {@linkplain #normalize normalized} first. Only {@code http} and {@code https} are accepted.
+   *
+   * <p>The authority is checked strictly (it decides where Loupe connects and what the flow says):
+   * no userinfo, a reg-name of unreserved characters, an IPv4 literal or a bracketed IPv6 literal,
+   * and a port in 1..65535. The path and query are kept byte for byte: real clients send characters
+   * RFC 3986 does not list there ({@code ?a[]=1}, {@code |}, {@code ^}, {@code {}}), and origins
+   * accept them, so refusing or re-encoding them would break working traffic. A fragment (which a
+   * client should never send) is dropped, as origins never see one.
    */
   public static Absolute parseAbsolute(String raw) {
     String uri = normalize(raw);
-    URI u;
-    try {
-      u = new URI(uri);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("invalid request target: " + e.getMessage());
+    int sep = uri.indexOf("://");
+    if (sep <= 0) {
+      throw new IllegalArgumentException("invalid request target (not an absolute URL): " + printable(uri));
     }
-    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+    String scheme = uri.substring(0, sep).toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("unsupported scheme in request target: " + uri);
+      throw new IllegalArgumentException("unsupported scheme in request target: " + printable(uri));
     }
-    if (u.getRawUserInfo() != null) {
+    int authStart = sep + 3;
+    int authEnd = authStart;
+    while (authEnd < uri.length() && "/?#".indexOf(uri.charAt(authEnd)) < 0) {
+      authEnd++;
+    }
+    String authority = uri.substring(authStart, authEnd);
+    if (authority.indexOf('@') >= 0) {
       // RFC 9110 §4.2.4: userinfo is not allowed in http(s) URIs; it would also hide the real host.
-      throw new IllegalArgumentException("user information in the request target: " + uri);
+      throw new IllegalArgumentException("user information in the request target: " + printable(uri));
     }
-    String host = u.getHost();
-    if (host == null || host.isEmpty()) {
-      throw new IllegalArgumentException("no host in request target: " + uri);
+    if (authority.isEmpty()) {
+      throw new IllegalArgumentException("no host in request target: " + printable(uri));
     }
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
+    Authority a = authority(authority, scheme.equals("https") ? 443 : 80, "request target");
+    String rest = uri.substring(authEnd);
+    int hash = rest.indexOf('#');
+    if (hash >= 0) {
+      rest = rest.substring(0, hash);
     }
-    int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
-    if (port > 65535) {
-      throw new IllegalArgumentException("port out of range in request target: " + uri);
-    }
-    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-    return new Absolute(scheme, host.toLowerCase(Locale.ROOT), port, target);
+    String target = rest.isEmpty() ? "/" : rest.charAt(0) == '?' ? "/" + rest : rest;
+    return new Absolute(scheme, a.host(), a.port(), target);
   }
 
   /** Parses a CONNECT request's authority-form target ({@code host:port}, {@code [v6]:port}). */
   public static Authority parseConnect(String authority) {
     int colon = authority.lastIndexOf(':');
-    if (colon <= 0 || colon == authority.length() - 1) {
+    if (colon <= 0 || colon == authority.length() - 1 || authority.endsWith("]")) {
       throw new IllegalArgumentException("CONNECT target must be host:port, got " + printable(authority));
     }
-    String host = authority.substring(0, colon);
-    boolean bracketed = host.startsWith("[") && host.endsWith("]");
+    return authority(authority, -1, "CONNECT target");
+  }
+
+  /**
+   * {@code host[:port]} with the host a reg-name or IP literal (IPv6 in brackets) and the port
+   * 1..65535; {@code defaultPort} when the port is left out or empty ({@code -1}: it is required).
+   */
+  private static Authority authority(String authority, int defaultPort, String what) {
+    String host;
+    String portText;
+    boolean bracketed = authority.startsWith("[");
     if (bracketed) {
-      host = host.substring(1, host.length() - 1);
-    } else if (host.indexOf(':') >= 0) {
-      throw new IllegalArgumentException("CONNECT target has an IPv6 address without brackets: "
-          + printable(authority));
+      int close = authority.indexOf(']');
+      String after = close < 0 ? "" : authority.substring(close + 1);
+      if (close < 0 || !(after.isEmpty() || after.startsWith(":"))) {
+        throw new IllegalArgumentException(what + " has an invalid host: " + printable(authority));
+      }
+      host = authority.substring(1, close);
+      portText = after.isEmpty() ? null : after.substring(1);
+      if (!NetUtil.isValidIpV6Address(host)) {
+        throw new IllegalArgumentException(what + " has an invalid IPv6 address: " + printable(authority));
+      }
+    } else {
+      int colon = authority.lastIndexOf(':');
+      host = colon < 0 ? authority : authority.substring(0, colon);
+      portText = colon < 0 ? null : authority.substring(colon + 1);
+      if (host.indexOf(':') >= 0) {
+        throw new IllegalArgumentException(what + " has an IPv6 address without brackets: " + printable(authority));
+      }
+      if (host.isEmpty() || !validHost(host)) {
+        throw new IllegalArgumentException(what + " has an invalid host: " + printable(authority));
+      }
     }
-    String portText = authority.substring(colon + 1);
-    int port = -1;
-    if (portText.length() <= 5 && portText.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      port = Integer.parseInt(portText);
+    int port = defaultPort;
+    if (portText != null && !(portText.isEmpty() && defaultPort > 0)) {
+      port = -1;
+      if (!portText.isEmpty() && portText.length() <= 5 && portText.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        port = Integer.parseInt(portText);
+      }
     }
     if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("CONNECT target has an invalid port: " + printable(authority));
-    }
-    if (host.isEmpty() || !validHost(host, bracketed)) {
-      throw new IllegalArgumentException("CONNECT target has an invalid host: " + printable(authority));
+      throw new IllegalArgumentException(what + " has an invalid port: " + printable(authority));
     }
     return new Authority(host.toLowerCase(Locale.ROOT), port);
   }
 
-  /** A reg-name, IPv4 literal or (bracketed) IPv6 literal: no spaces, controls, '@', '/' or non-ASCII. */
-  private static boolean validHost(String host, boolean ipv6) {
+  /** A reg-name or IPv4 literal: unreserved characters only (no percent escapes: no DNS name has them). */
+  private static boolean validHost(String host) {
     for (int i = 0; i < host.length(); i++) {
       char c = host.charAt(i);
       boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~' || c == '%' || (ipv6 && c == ':');
+          || c == '-' || c == '.' || c == '_' || c == '~';
       if (!ok) {
         return false;
       }
