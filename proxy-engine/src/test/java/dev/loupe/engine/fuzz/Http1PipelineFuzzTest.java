@@ -24,15 +24,21 @@ import io.netty.util.ReferenceCountUtil;
  * once the client has gone, every flow has ended and a failed one says why; no buffer leaks
  * (paranoid leak detection, checked when the class ends).
  *
+ * <p>The dictionary is written in libFuzzer's syntax ({@code \xNN} for bytes that are not printable):
+ * Jazzer copies the entries into a libFuzzer dictionary file as they are, and a raw CR or LF there
+ * stops the fuzzer before it starts.
+ *
  * <p>Input: byte 0 picks the side (bits 0-1), the tunnel-everything switch (bit 2) and the read
  * sizes (bits 3-7); the rest is what the client sends.
  */
 class Http1PipelineFuzzTest {
-  @DictionaryEntries({"GET ", "POST ", "CONNECT ", "HEAD ", " HTTP/1.1\r\n", " HTTP/1.0\r\n", "http://a.test/",
-      "https://a.test:443/", "a.test:443", "Host: a.test\r\n", "Content-Length: ", "Transfer-Encoding: chunked\r\n",
-      "Connection: close\r\n", "Connection: keep-alive\r\n", "Connection: Upgrade\r\n", "Upgrade: websocket\r\n",
-      "Expect: 100-continue\r\n", "\r\n\r\n", "0\r\n\r\n", "\r\n", ";ext=1", "Trailer: x\r\n", "Content-Encoding: gzip\r\n",
-      "Proxy-Connection: keep-alive\r\n", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "\u0016\u0003\u0001"})
+  @DictionaryEntries({"GET ", "POST ", "CONNECT ", "HEAD ", " HTTP/1.1\\x0D\\x0A", " HTTP/1.0\\x0D\\x0A",
+      "http://a.test/", "https://a.test:443/", "a.test:443", "Host: a.test\\x0D\\x0A", "Content-Length: ",
+      "Transfer-Encoding: chunked\\x0D\\x0A", "Connection: close\\x0D\\x0A", "Connection: keep-alive\\x0D\\x0A",
+      "Connection: Upgrade\\x0D\\x0A", "Upgrade: websocket\\x0D\\x0A", "Expect: 100-continue\\x0D\\x0A",
+      "\\x0D\\x0A\\x0D\\x0A", "0\\x0D\\x0A\\x0D\\x0A", "\\x0D\\x0A", ";ext=1", "Trailer: x\\x0D\\x0A",
+      "Content-Encoding: gzip\\x0D\\x0A", "Proxy-Connection: keep-alive\\x0D\\x0A",
+      "PRI * HTTP/2.0\\x0D\\x0A\\x0D\\x0ASM\\x0D\\x0A\\x0D\\x0A", "\\x16\\x03\\x01"})
   @FuzzTest(maxDuration = FuzzBudget.IN_BUILD)
   void anyClientBytes(byte[] input) {
     if (input.length == 0) {

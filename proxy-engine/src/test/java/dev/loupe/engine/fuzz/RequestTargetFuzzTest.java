@@ -70,7 +70,15 @@ class RequestTargetFuzzTest {
     } catch (URISyntaxException e) {
       throw new AssertionError("authority of the recorded URL does not parse: " + url + " (" + e.getMessage() + ")", e);
     }
-    String uriHost = u.getHost() == null ? null : u.getHost().replace("[", "").replace("]", "").toLowerCase(Locale.ROOT);
+    if (u.getHost() == null) {
+      // java.net.URI takes only RFC 2396 host names; "under_score.test" is a registry authority to
+      // it. Then the name must hold nothing that could be read as a port, userinfo or another host.
+      assertThat(HostChars.isHost(head.host()) && head.host().indexOf(':') < 0)
+          .as("host of the recorded URL %s", url).isTrue();
+      assertThat(authority).isEqualTo(head.authority());
+      return;
+    }
+    String uriHost = u.getHost().replace("[", "").replace("]", "").toLowerCase(Locale.ROOT);
     assertThat(uriHost).as("host of the recorded URL %s", url).isEqualTo(head.host());
     int uriPort = u.getPort() > 0 ? u.getPort() : head.scheme().equals("https") ? 443 : 80;
     assertThat(uriPort).as("port of the recorded URL %s", url).isEqualTo(head.port());

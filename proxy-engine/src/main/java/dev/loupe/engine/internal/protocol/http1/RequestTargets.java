@@ -143,7 +143,8 @@ public final class RequestTargets {
       }
       host = authority.substring(1, close);
       portText = after.isEmpty() ? null : after.substring(1);
-      if (!NetUtil.isValidIpV6Address(host)) {
+      // No zone ids ("fe80::1%eth0"): they name an interface of the client's machine (RFC 6874 §1).
+      if (host.indexOf('%') >= 0 || !NetUtil.isValidIpV6Address(host)) {
         throw new IllegalArgumentException(what + " has an invalid IPv6 address: " + printable(authority));
       }
     } else {
@@ -170,8 +171,15 @@ public final class RequestTargets {
     return new Authority(host.toLowerCase(Locale.ROOT), port);
   }
 
-  /** A reg-name or IPv4 literal: unreserved characters only (no percent escapes: no DNS name has them). */
+  /**
+   * A reg-name or IPv4 literal: unreserved characters only (no percent escapes: no DNS name has
+   * them) in non-empty labels.
+   */
   private static boolean validHost(String host) {
+    // Labels are not empty ("a..b", ".a" are no names); one trailing dot (a fully qualified name) is.
+    if (host.startsWith(".") || host.contains("..")) {
+      return false;
+    }
     for (int i = 0; i < host.length(); i++) {
       char c = host.charAt(i);
       boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')

@@ -42,7 +42,9 @@ class RequestTargetsTest {
       "http://h/list?a[]=1&b[x]=2|3^{}, http, h, 80, /list?a[]=1&b[x]=2|3^{}",
       "http://h?q=1, http, h, 80, /?q=1",
       "http://h:/x#frag, http, h, 80, /x",
-      "https://[2001:db8::1]/, https, 2001:db8::1, 443, /"})
+      "https://[2001:db8::1]/, https, 2001:db8::1, 443, /",
+      "http://a.test./, http, a.test., 80, /",
+      "http://under_score.test/, http, under_score.test, 80, /"})
   void absoluteForm(String raw, String scheme, String host, int port, String target) {
     RequestTargets.Absolute a = RequestTargets.parseAbsolute(raw);
     assertThat(a).isEqualTo(new RequestTargets.Absolute(scheme, host, port, target));
@@ -51,7 +53,8 @@ class RequestTargetsTest {
   @ParameterizedTest
   @ValueSource(strings = {"ftp://h/", "http:///x", "http://user:pw@h/", "http://h:99999/", "h/x", "http://h/a b",
       "http://[:-:1]/", "http://[::1/", "http://[::1]x/", "http://::1/", "http://h:0/", "http://h:8o/", "http://a,b/",
-      "http://h\u00e9/", "/only/a/path"})
+      "http://h\u00e9/", "/only/a/path",
+      "http://..test/", "http://.a.test/", "http://a..test/"})
   void badAbsoluteFormsAreRefused(String raw) {
     assertThatThrownBy(() -> RequestTargets.parseAbsolute(raw)).isInstanceOf(IllegalArgumentException.class);
   }
@@ -66,7 +69,8 @@ class RequestTargetsTest {
   @ParameterizedTest
   @ValueSource(strings = {"example.com", ":443", "h:", "h:0", "h:65536", "h:+443", "h:4 43", "::1:443",
       "a b:443", "user@h:443", "h/x:443", "caf\u00e9.com:443", "h:0443x", "h:1234567",
-      "[:-:1]:8443", "[::1]", "[::1]x:443", "[a.test]:443", "[::1]:"})
+      "[:-:1]:8443", "[::1]", "[::1]x:443", "[a.test]:443", "[::1]:",
+      "[::%01:30]:64", "[fe80::1%25eth0]:443"})
   void badConnectTargetsAreRefused(String raw) {
     assertThatThrownBy(() -> RequestTargets.parseConnect(raw)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("CONNECT target");
