@@ -221,7 +221,7 @@ class ExchangeTest {
   private void fresh() {
     subscription.close();
     events.clear();
-    fresh();
+    setUp();
   }
 
   /** Runs {@code head}'s exchange to the end of {@code response} and returns the last event's commands. */
