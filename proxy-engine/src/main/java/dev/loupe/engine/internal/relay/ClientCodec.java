@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
@@ -10,6 +11,7 @@ import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.transport.ConnectionIds;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -69,12 +71,13 @@ abstract class ClientCodec {
     this.side = side;
   }
 
+  /** The codec for {@code side}, its connection recorded (the connection id given) now. */
   static ClientCodec of(ClientSide side, ChannelHandlerContext ctx) {
-    if (!side.multiplexed()) {
-      return new Http1ClientCodec(ctx, side);
-    }
-    return Http3Streams.PROTOCOL.equals(side.protocol()) ? new Http3ClientCodec(ctx, side)
+    ClientCodec codec = !side.multiplexed() ? new Http1ClientCodec(ctx, side)
+        : Http3Streams.PROTOCOL.equals(side.protocol()) ? new Http3ClientCodec(ctx, side)
         : new Http2ClientCodec(ctx, side);
+    codec.connection();
+    return codec;
   }
 
   // ---- the connection ----------------------------------------------------------------------
@@ -128,10 +131,32 @@ abstract class ClientCodec {
     return msg instanceof HttpObject;
   }
 
-  /** Whether the bytes the client sends behind {@code msg} are to be held (a WebSocket upgrade). */
-  boolean holdsBytesBehind(Object msg) {
+  /**
+   * Takes {@code msg} when it is bytes the client sent behind a WebSocket upgrade request, held
+   * until the origin answers (HTTP/1.1 only; see {@link WebSocketUpgrade}).
+   */
+  boolean hold(Object msg) {
     return false;
   }
+
+  /** {@code msg} joins the leg's queue: an HTTP/1.1 upgrade request starts a hold of what follows it. */
+  void queued(Object msg) {}
+
+  /** Whether bytes behind an upgrade request are held (nothing more is read meanwhile). */
+  boolean holding() {
+    return false;
+  }
+
+  /** The exchange ended without a switch to WebSocket: held bytes are the client's next request. */
+  void resumeHttp(EngineConfig.Limits limits) {}
+
+  /** The held bytes, handed over (after a 101; null when none). */
+  ByteBuf takeHeld() {
+    return null;
+  }
+
+  /** Drops held bytes. */
+  void releaseHeld() {}
 
   /** Whether {@code msg} opens a request ({@link #request}); it may carry body too. */
   boolean opensRequest(Object msg) {
@@ -207,9 +232,14 @@ abstract class ClientCodec {
     return headSent;
   }
 
-  /** The client connection closes after this response. */
-  void closeAfter() {
-    closeAfter = true;
+  /** The exchange closes the client: at once ({@code abort}), or after this response. */
+  void closeClient(boolean abort) {
+    if (abort) {
+      ctx.flush();
+      ctx.close();
+    } else {
+      closeAfter = true;
+    }
   }
 
   boolean closesAfter() {

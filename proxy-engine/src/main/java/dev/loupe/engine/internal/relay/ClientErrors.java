@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.relay;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.internal.exchange.Exchange;
+import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -38,16 +39,16 @@ final class ClientErrors {
   }
 
   /**
-   * The decoder failed in the middle of the current request's body. Streaming: the head (and body
-   * before the error) may be at the origin already; its request is aborted (connection closed,
-   * RST_STREAM or RESET_STREAM), never completed: the origin never gets the rest of an ambiguous body.
+   * The decoder failed in the middle of the body of {@code ex}'s request (null: an answered one;
+   * {@code atOrigin}: its server leg is connected). Streaming: the head (and body before the error) may be at the origin already;
+   * its request is aborted (connection closed, RST_STREAM or RESET_STREAM), never completed: the
+   * origin never gets the rest of an ambiguous body.
    */
-  void badBody(Throwable cause) {
+  void badBody(Throwable cause, Exchange ex, boolean atOrigin) {
     String reason = ErrorPages.reason(cause);
-    Exchange ex = leg.current();
     if (ex != null) {
       ex.flow().fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "bad request body from client: " + reason
-          + (leg.connectedUpstream() ? "; the request to the origin was aborted" : "")));
+          + (atOrigin ? "; the request to the origin was aborted" : "")));
     }
     fail(400, "Bad Request", reason, FlowError.Kind.CLIENT_PROTOCOL);
     if (ex != null) {
@@ -63,6 +64,12 @@ final class ClientErrors {
       leg.stopReading();
       codec.ctx.close();
     }
+  }
+
+  /** The exchange failed before its response (502, 504...): a page naming the cause of {@code flow}'s error. */
+  void exchangeFailed(ExchangeCommand.SendErrorResponse e, Flow flow) {
+    FlowError err = flow.error();
+    page(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), codec.closesAfter());
   }
 
   /** Writes a short text error page naming the cause; closes the connection after it when {@code close}. */

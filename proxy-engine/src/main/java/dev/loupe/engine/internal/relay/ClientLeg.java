@@ -5,11 +5,9 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.Interception;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
-import dev.loupe.engine.internal.protocol.http1.RequestTargets;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -19,7 +17,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -29,24 +26,17 @@ import java.util.List;
  * The client leg: one per HTTP/1.1 client connection, and one per HTTP/2 or HTTP/3 stream. It keeps
  * the client's requests in order (pipelined ones wait in {@code inbound} until the response before
  * them ends), runs each one's {@link Exchange} by carrying out its commands, keeps both legs' reads
- * in step with the other side's writability, and ends with its connection or stream. The rest is
- * elsewhere: what differs between HTTP versions in its {@link ClientCodec}, where a request goes in
- * {@link RequestHeads}, the origin's side in a {@link ServerLeg}, the full tier in a {@link
- * FullTierDriver}, CONNECT in {@link ConnectHandler}, WebSocket in {@link WebSocketUpgrade}.
+ * in step with the other side's writability, and ends with its connection or stream. Elsewhere:
+ * what differs between HTTP versions ({@link ClientCodec}), where a request goes ({@link
+ * RequestHeads}), the origin's side ({@link ServerLeg}), the full tier ({@link FullTierDriver}),
+ * CONNECT ({@link ConnectHandler}), WebSocket ({@link WebSocketUpgrade}), errors ({@link ClientErrors}).
  *
- * <h3>Flow control</h3>
- * Auto-read is off on both legs. The client is read only when the exchange wants request body and
- * the server leg is writable, or when no exchange is running; the origin is read only while the
- * client is writable. Body buffers pass from leg to leg untouched; the capture tap copies at most
- * the capture cap.
- *
- * <h3>Threads</h3>
- * Everything runs on the client channel's event loop; server-leg channels are created on the same
- * loop, so no field here needs synchronisation.
+ * <p>Flow control: auto-read is off on both legs. The client is read only when the exchange wants
+ * request body and the server leg is writable, or when no exchange is running; the origin is read
+ * only while the client is writable. Body buffers pass from leg to leg untouched (the capture tap
+ * copies at most the capture cap). All on the client channel's event loop, which server legs share.
  */
 final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.Owner {
-  private static final ResponseHead CONTINUE = new ResponseHead(100, "Continue", "HTTP/1.1", Headers.EMPTY);
-
   private final EngineContext engine;
   private final ClientSide side;
   /** Messages read and not yet taken, in the codec's currency. */
@@ -58,8 +48,6 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private boolean closing;
   private boolean waitingForUpstreamWritable;
   private boolean waitingForClientWritable;
-  /** From a WebSocket upgrade request until its exchange ends: the bytes behind it, held. */
-  private WebSocketUpgrade upgrade;
   // The current exchange, its server leg (once connected) and full tier (if intercepted), or null.
   private Exchange exchange;
   private ServerLeg serverLeg;
@@ -75,7 +63,6 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     this.ctx = ctx;
     this.codec = ClientCodec.of(side, ctx);
     this.errors = new ClientErrors(engine, side, this, codec);
-    codec.connection();
     this.timeout = new ResponseTimeout(ctx.executor(), engine.config().responseTimeout().toNanos(), () -> exchange,
         ex -> execute(ex.on(new ExchangeEvent.ResponseTimedOut())));
     if (ctx.channel().isActive()) {
@@ -93,18 +80,14 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (upgrade != null && msg instanceof ByteBuf b) {
-      upgrade.hold(b);
+    if (codec.hold(msg)) {
       return;
     }
     if (closing || !codec.readable(msg)) {
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (codec.holdsBytesBehind(msg)) {
-      upgrade = new WebSocketUpgrade(); // before the decoder goes: it hands over what it buffered
-      WebSocketUpgrade.removeHttpDecoder(ctx.pipeline());
-    }
+    codec.queued(msg);
     inbound.add(msg);
     drain();
   }
@@ -132,30 +115,25 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private void feedRequestContent(HttpContent c) {
     if (c.decoderResult().isFailure()) {
       c.release();
-      errors.badBody(c.decoderResult().cause());
+      errors.badBody(c.decoderResult().cause(), exchange, serverLeg != null);
       return;
     }
-    boolean last = c instanceof LastHttpContent;
+    Headers trailers = c instanceof LastHttpContent last ? codec.trailers(last) : null; // non-null: the end
     if (fullTier != null && fullTier.collectingRequest()) {
-      fullTier.collectRequest(c, last ? codec.trailers((LastHttpContent) c) : null);
+      fullTier.collectRequest(c, trailers);
       return;
     }
     ByteBuf data = c.content();
-    if (data.isReadable()) {
-      HttpContent payload = last ? new DefaultHttpContent(data) : c;
+    if (!data.isReadable()) {
+      c.release();
+    } else {
+      // The payload owns the buffer from here; the end goes to the exchange as an event of its own.
       Capture.append(exchange.flow().requestBody(), data);
+      HttpContent payload = trailers != null ? new DefaultHttpContent(data) : c;
       execute(exchange.on(new ExchangeEvent.RequestDataReceived(payload, data.readableBytes())));
-    } else if (!last) {
-      c.release();
     }
-    if (last && exchange != null) {
-      Headers trailers = codec.trailers((LastHttpContent) c);
-      if (!data.isReadable()) {
-        c.release();
-      }
+    if (trailers != null && exchange != null) {
       execute(exchange.on(new ExchangeEvent.RequestEnded(trailers)));
-    } else if (last && !data.isReadable()) {
-      c.release();
     }
   }
 
@@ -176,19 +154,12 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     Flow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
     flow.timings().requestStart(now);
     exchange = new Exchange(flow, engine.store(), System::nanoTime);
-    Interception ic = null;
     if (!req.webSocket()) {
       flow.request(head);
-      ic = engine.intercept().begin(flow);
+      fullTier = FullTierDriver.begin(this, codec, errors, exchange, engine, ctx.executor(), req.expectsContinue());
     }
-    if (ic == null) {
+    if (fullTier == null) {
       execute(exchange.on(new ExchangeEvent.RequestHeadersReceived(head, req.webSocket())));
-      return;
-    }
-    // A rule, breakpoint or plugin may want it: collect it whole first (the client may wait for a 100).
-    fullTier = new FullTierDriver(this, codec, errors, exchange, ic, engine.store(), ctx.executor());
-    if (req.expectsContinue()) {
-      sendResponseHead(CONTINUE);
     }
   }
 
@@ -199,8 +170,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       if (c instanceof ExchangeCommand.OpenUpstream o) {
         openUpstream(o);
       } else if (c instanceof ExchangeCommand.SendRequestHead h) {
-        ClientRequest req = codec.request();
-        serverLeg.writeHead(h.head(), req.webSocket(), req.streamsBody());
+        serverLeg.writeHead(h.head(), codec.request());
       } else if (c instanceof ExchangeCommand.SendRequestData d) {
         serverLeg.write(d.payload());
       } else if (c instanceof ExchangeCommand.SendRequestEnd e) {
@@ -214,8 +184,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       } else if (c instanceof ExchangeCommand.SendResponseEnd e) {
         codec.end(e.trailers());
       } else if (c instanceof ExchangeCommand.SendErrorResponse e) {
-        FlowError err = exchange.flow().error();
-        errors.page(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), codec.closesAfter());
+        errors.exchangeFailed(e, exchange.flow());
       } else if (c instanceof ExchangeCommand.Discard d) {
         ReferenceCountUtil.release(d.payload());
       } else if (c instanceof ExchangeCommand.SwitchToWebSocket) {
@@ -224,12 +193,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
         releaseUpstream(r.reusable());
       } else if (c instanceof ExchangeCommand.CloseClient cc) {
         closing = true;
-        if (cc.abort()) {
-          ctx.flush();
-          ctx.close();
-        } else {
-          codec.closeAfter();
-        }
+        codec.closeClient(cc.abort());
       } else if (c instanceof ExchangeCommand.Finished) {
         finished();
       }
@@ -248,8 +212,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
           serverLeg = leg;
           execute(ex.on(new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol())));
           if (serverLeg != null) {
-            FlushCoalescer.flush(serverLeg.channel());
-            serverLeg.channel().read();
+            serverLeg.start();
             timeout.arm(ex);
           }
           drain();
@@ -289,20 +252,13 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       return;
     }
     ctx.flush();
-    if (upgrade != null) {
-      // The origin refused the upgrade: what the client sent behind it is its next request.
-      ByteBuf early = upgrade.take();
-      upgrade = null;
-      WebSocketUpgrade.resumeHttp(ctx.pipeline(), engine.config().limits(), early);
-    }
+    codec.resumeHttp(engine.config().limits()); // after a refused upgrade: held bytes are the next request
     drain();
     readClientIfReady();
   }
 
   private void switchToWebSocket() {
-    ByteBuf early = upgrade == null ? null : upgrade.take();
-    upgrade = null;
-    WebSocketUpgrade.switchToWebSocket(engine, exchange, ctx, serverLeg.channel(), serverLeg, early, () -> {
+    WebSocketUpgrade.switchToWebSocket(engine, exchange, ctx, serverLeg, codec.takeHeld(), () -> {
       timeout.disarm();
       serverLeg = null;
       exchange = null;
@@ -312,17 +268,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
 
   // ---- for the full tier and errors ----------------------------------------------------------
 
-  /** The exchange now running, or null. */
-  Exchange current() {
-    return exchange;
-  }
-
-  /** Whether the current exchange has its origin connection. */
-  boolean connectedUpstream() {
-    return serverLeg != null;
-  }
-
-  /** A paced slice of request body went to the exchange: it leaves now; the origin's time counts from it. */
+  /** A paced slice of request body went to the exchange: it leaves now; the origin's time counts from here. */
   void requestSliceSent(Exchange ex) {
     if (serverLeg != null) {
       serverLeg.channel().flush();
@@ -338,21 +284,19 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     }
   }
 
-  /** The leg is closing: nothing more is read or taken from the queue. */
+  /** The leg is closing: nothing more is read or taken from the queue; what is held is dropped. */
   void stopReading() {
     closing = true;
-    releaseInbound();
+    releaseHeld();
   }
 
   // ---- from the server leg, and backpressure -----------------------------------------------
 
   @Override
   public void serverEvent(ExchangeEvent e) {
-    if (exchange != null && fullTier != null && fullTier.collect(e)) {
-      return;
-    } else if (exchange != null) {
+    if (exchange != null && (fullTier == null || !fullTier.collect(e))) {
       execute(exchange.on(e));
-    } else if (e instanceof ExchangeEvent.ResponseDataReceived d) {
+    } else if (exchange == null && e instanceof ExchangeEvent.ResponseDataReceived d) {
       ReferenceCountUtil.release(d.payload());
     }
   }
@@ -403,7 +347,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   }
 
   private void readClientIfReady() {
-    if (closing || upgrade != null || !inbound.isEmpty() || !ctx.channel().isActive()) {
+    if (closing || codec.holding() || !inbound.isEmpty() || !ctx.channel().isActive()) {
       return;
     }
     if (exchange == null || fullTier != null && fullTier.collectingRequest()) {
@@ -422,7 +366,6 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     stopReading();
-    releaseEarlyBytes();
     if (fullTier != null) {
       fullTier.cancel(); // a pause for a client that left ends without an outcome
     }
@@ -443,21 +386,15 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     endFullTier();
-    releaseInbound();
-    releaseEarlyBytes();
+    releaseHeld();
   }
 
-  private void releaseEarlyBytes() {
-    if (upgrade != null) {
-      upgrade.release();
-      upgrade = null;
-    }
-  }
-
-  private void releaseInbound() {
+  /** Drops what is queued and the bytes held behind an upgrade. */
+  private void releaseHeld() {
     Object o;
     while ((o = inbound.poll()) != null) {
       ReferenceCountUtil.release(o);
     }
+    codec.releaseHeld();
   }
 }

@@ -40,6 +40,8 @@ import java.util.function.BiConsumer;
  * each stream has its own leg, so a paused stream holds nobody else up.
  */
 final class FullTierDriver {
+  private static final ResponseHead CONTINUE = new ResponseHead(100, "Continue", "HTTP/1.1", Headers.EMPTY);
+
   private final ClientLeg leg;
   private final ClientCodec codec;
   private final ClientErrors errors;
@@ -66,6 +68,25 @@ final class FullTierDriver {
     this.tier = new FullTier(flow, System::nanoTime, FullTier.BODY_LIMIT);
     ex.markRecorded();
     store.add(flow);
+  }
+
+  /**
+   * Asks interception whether a rule, breakpoint or plugin may want {@code ex}'s request (its head
+   * is recorded on the flow). If so the exchange goes to the full tier, whose driver is returned: its
+   * request is collected whole first, and a client that waits for a 100 before sending its body
+   * gets one. Else null: the relay tier.
+   */
+  static FullTierDriver begin(ClientLeg leg, ClientCodec codec, ClientErrors errors, Exchange ex,
+      EngineContext engine, EventExecutor loop, boolean expectsContinue) {
+    Interception ic = engine.intercept().begin(ex.flow());
+    if (ic == null) {
+      return null;
+    }
+    FullTierDriver driver = new FullTierDriver(leg, codec, errors, ex, ic, engine.store(), loop);
+    if (expectsContinue) {
+      leg.sendResponseHead(CONTINUE);
+    }
+    return driver;
   }
 
   /** True while the request is collected (request body comes here, not to the exchange). */
@@ -131,8 +152,9 @@ final class FullTierDriver {
     }
   }
 
+  /** Whether the exchange is still on this driver (it is the leg's current one until {@link #stop()}). */
   private boolean live() {
-    return !stopped && leg.current() == ex;
+    return !stopped;
   }
 
   private void run(FullTier.Event event) {
@@ -153,7 +175,7 @@ final class FullTierDriver {
 
   private void carryOutAll(List<FullTier.Command> commands) {
     for (FullTier.Command c : commands) {
-      if (leg.current() != ex || ex.finished()) {
+      if (stopped || ex.finished()) {
         return; // the exchange ended on the way (the client left, an abort)
       }
       carryOut(c);
@@ -191,7 +213,7 @@ final class FullTierDriver {
       leg.releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
     } else if (c instanceof FullTier.AnswerLocally a) {
       leg.execute(ex.on(new ExchangeEvent.AnsweredLocally(a.head()))); // records it and sends the head
-      if (leg.current() == ex && a.body().length > 0) {
+      if (!stopped && a.body().length > 0) {
         ex.flow().responseBody().append(ByteBuffer.wrap(a.body()));
       }
     } else if (c instanceof FullTier.DeliverHead h) {
@@ -207,7 +229,7 @@ final class FullTierDriver {
     } else if (c instanceof FullTier.Wake w) {
       timer = loop.schedule(() -> {
         timer = null;
-        if (leg.current() == ex && !ex.finished()) {
+        if (!stopped && !ex.finished()) {
           run(new FullTier.Tick());
         }
       }, w.delayNanos(), TimeUnit.NANOSECONDS);
@@ -246,7 +268,7 @@ final class FullTierDriver {
       store.updated(ex.flow());
     }
     BiConsumer<T, Throwable> onLoop = (outcome, error) -> {
-      if (leg.current() != ex || ex.finished() || error instanceof CancellationException) {
+      if (stopped || ex.finished() || error instanceof CancellationException) {
         return; // the client left meanwhile
       }
       if (paused) {

@@ -1,8 +1,10 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -17,6 +19,9 @@ import io.netty.handler.codec.http.LastHttpContent;
  * bytes behind a WebSocket upgrade request held.
  */
 final class Http1ClientCodec extends ClientCodec {
+  /** From a WebSocket upgrade request until its exchange ends: the bytes behind it, held. */
+  private WebSocketUpgrade upgrade;
+
   Http1ClientCodec(ChannelHandlerContext ctx, ClientSide side) {
     super(ctx, side);
   }
@@ -27,8 +32,49 @@ final class Http1ClientCodec extends ClientCodec {
   }
 
   @Override
-  boolean holdsBytesBehind(Object msg) {
-    return msg instanceof HttpRequest r && WebSocketUpgrade.holdsBytesBehind(r);
+  boolean hold(Object msg) {
+    if (upgrade != null && msg instanceof ByteBuf b) {
+      upgrade.hold(b);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  void queued(Object msg) {
+    if (msg instanceof HttpRequest r && WebSocketUpgrade.holdsBytesBehind(r)) {
+      upgrade = new WebSocketUpgrade(); // before the decoder goes: it hands over what it buffered
+      WebSocketUpgrade.removeHttpDecoder(ctx.pipeline());
+    }
+  }
+
+  @Override
+  boolean holding() {
+    return upgrade != null;
+  }
+
+  @Override
+  void resumeHttp(EngineConfig.Limits limits) {
+    if (upgrade != null) {
+      WebSocketUpgrade refused = upgrade;
+      upgrade = null; // first: the fresh decoder's requests are read at once
+      refused.resumeHttp(ctx.pipeline(), limits);
+    }
+  }
+
+  @Override
+  ByteBuf takeHeld() {
+    ByteBuf b = upgrade == null ? null : upgrade.take();
+    upgrade = null;
+    return b;
+  }
+
+  @Override
+  void releaseHeld() {
+    if (upgrade != null) {
+      upgrade.release();
+      upgrade = null;
+    }
   }
 
   @Override

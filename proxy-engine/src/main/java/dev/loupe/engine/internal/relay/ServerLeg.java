@@ -9,6 +9,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.LegSlot;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
@@ -128,9 +129,15 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     return connection.protocol();
   }
 
-  /** proxyToServer: the request head. */
-  void writeHead(RequestHead head, boolean webSocket, boolean streamsBody) {
-    connection.channel().write(Http1Messages.toOriginRequest(head, webSocket, streamsBody));
+  /** The exchange has the connection: what it wrote so far leaves, and the origin is read. */
+  void start() {
+    FlushCoalescer.flush(connection.channel());
+    connection.channel().read();
+  }
+
+  /** proxyToServer: the request head of {@code req} (as the exchange has it). */
+  void writeHead(RequestHead head, ClientRequest req) {
+    connection.channel().write(Http1Messages.toOriginRequest(head, req.webSocket(), req.streamsBody()));
   }
 
   /** proxyToServer: a body payload, as it is. */

@@ -45,6 +45,14 @@ final class WebSocketUpgrade {
     return b;
   }
 
+  /**
+   * After a refused upgrade: a fresh HTTP codec in the client pipeline {@code p}, fed the held bytes
+   * as if they had just been read (they are the client's next request).
+   */
+  void resumeHttp(ChannelPipeline p, EngineConfig.Limits limits) {
+    resumeHttp(p, limits, take());
+  }
+
   /** Drops the held bytes. */
   void release() {
     ReferenceCountUtil.release(take());
@@ -96,13 +104,14 @@ final class WebSocketUpgrade {
   /**
    * After a 101 went to the client: both pipelines switch from HTTP to WebSocket framing, with a
    * {@link WebSocketRelay} each way that records the messages of {@code ex}. The client leg at
-   * {@code legCtx} and the {@code serverLeg} on {@code server} leave; {@code legDone} runs when they
+   * {@code legCtx} and the {@code serverLeg} leave; {@code legDone} runs when they
    * have stopped (the leg forgets the exchange), then the {@code early} bytes (may be null; ownership
    * passes here) are the first frames the origin gets.
    */
-  static void switchToWebSocket(EngineContext engine, Exchange ex, ChannelHandlerContext legCtx, Channel server,
-      ServerLeg serverLeg, ByteBuf early, Runnable legDone) {
+  static void switchToWebSocket(EngineContext engine, Exchange ex, ChannelHandlerContext legCtx, ServerLeg serverLeg,
+      ByteBuf early, Runnable legDone) {
     Channel client = legCtx.channel();
+    Channel server = serverLeg.channel();
     WebSocketRelay toServer = new WebSocketRelay(engine, ex, WebSocketMessage.Direction.CLIENT_TO_SERVER, server);
     WebSocketRelay toClient = new WebSocketRelay(engine, ex, WebSocketMessage.Direction.SERVER_TO_CLIENT, client);
     PeerRelay.pair(toServer, toClient);
