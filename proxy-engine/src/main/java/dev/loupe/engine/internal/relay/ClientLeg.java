@@ -189,6 +189,8 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
         ReferenceCountUtil.release(d.payload());
       } else if (c instanceof ExchangeCommand.SwitchToWebSocket) {
         switchToWebSocket();
+      } else if (c instanceof ExchangeCommand.AdvertiseAltSvc a && serverLeg != null) {
+        serverLeg.advertised(a.values(), a.age());
       } else if (c instanceof ExchangeCommand.ReleaseUpstream r) {
         releaseUpstream(r.reusable());
       } else if (c instanceof ExchangeCommand.CloseClient cc) {
@@ -223,9 +225,6 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   /** A response head from the exchange or the full tier; the origin's final head on an intercepted exchange is collected. */
   void sendResponseHead(ResponseHead head) {
     timeout.disarm();
-    if (serverLeg != null && !head.informational()) {
-      serverLeg.finalHead(head);
-    }
     if (fullTier == null || !fullTier.collect(head)) {
       codec.respond(head, engine.altSvc().get());
     }

@@ -210,7 +210,7 @@ final class FullTierDriver {
     } else if (c instanceof FullTier.SendRequestEnd e) {
       leg.execute(ex.on(new ExchangeEvent.RequestEnded(e.trailers())));
     } else if (c instanceof FullTier.ReleaseUpstream) {
-      leg.releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
+      leg.releaseUpstream(ex.upstreamReusable()); // the origin is done: pool its connection while the user looks
     } else if (c instanceof FullTier.AnswerLocally a) {
       leg.execute(ex.on(new ExchangeEvent.AnsweredLocally(a.head()))); // records it and sends the head
       if (!stopped && a.body().length > 0) {

@@ -30,17 +30,15 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
 /**
  * The server leg of one exchange: reads the origin's response on the connection or stream the
  * exchange took (an HTTP/1.1 connection, an HTTP/2 stream or an HTTP/3 stream, each delivering
- * Netty's HTTP objects) and turns it into neutral events for its {@link Owner}. What the response
- * head says of the connection goes where it belongs: the stream id on the flow, the origin's
- * Alt-Svc to the {@link UpstreamConnector}. Installed when the exchange takes the connection,
- * removed when it gives it back.
+ * Netty's HTTP objects) and turns it into neutral events for its {@link Owner}; writes the request
+ * to it; gives it back to the {@link UpstreamConnector}. Installed when the exchange takes the
+ * connection, removed when it gives it back.
  *
  * <p>Event-loop confined (the same loop as the client leg). Payloads handed on are owned by the
  * receiver.
@@ -73,8 +71,6 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   private boolean responseStarted;
   private boolean responseEnded;
   private boolean detached;
-  /** Whether the origin keeps the connection open after this exchange (from its final head). */
-  private boolean keepAlive;
 
   ServerLeg(Owner owner, Flow flow, UpstreamConnection connection, UpstreamConnector connector) {
     this.owner = owner;
@@ -151,9 +147,9 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
         : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(trailers)));
   }
 
-  /** The origin's final head: whether it keeps the connection open after this exchange. */
-  void finalHead(ResponseHead head) {
-    keepAlive = keepsAlive(head);
+  /** The origin advertised these alternative services (and this {@code Age}, or null): for HTTP/3 discovery. */
+  void advertised(List<String> altSvc, String age) {
+    connector.advertised(connection.key(), altSvc, age);
   }
 
   /** Stops forwarding events (the exchange is over); the handler is about to be removed. */
@@ -161,35 +157,20 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     detached = true;
   }
 
-  /** Gives the connection back: to the pool when {@code reusable} and the origin keeps it open, else closed. */
+  /** Gives the connection back: to the pool when {@code reusable}, else closed. */
   void release(boolean reusable) {
     detach();
     LegSlot.detach(connection.channel(), this);
-    connector.release(connection, reusable && keepAlive);
+    connector.release(connection, reusable);
   }
 
-  /** Whether the origin keeps its connection open after {@code head}'s response. */
-  static boolean keepsAlive(ResponseHead head) {
-    String connection = head.headers().get("connection");
-    boolean http10 = head.httpVersion().equals("HTTP/1.0");
-    return connection == null ? !http10
-        : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
-        : !connection.toLowerCase(Locale.ROOT).contains("close");
-  }
-
-  /** What a response head tells of the connection: its stream, and (a final head) the origin's Alt-Svc. */
-  private void headArrived(ResponseHead head) {
+  /** A response head arrived: the flow records the stream it came on. */
+  private void headArrived() {
     Channel ch = connection.channel();
     if (ch instanceof Http2StreamChannel stream) {
       flow.serverStreamId(stream.stream().id());
     } else if (ch instanceof QuicStreamChannel stream) {
       flow.serverStreamId((int) Math.min(stream.streamId(), Integer.MAX_VALUE));
-    }
-    if (!head.informational()) {
-      List<String> altSvc = head.headers().getAll("alt-svc");
-      if (!altSvc.isEmpty()) {
-        connector.advertised(connection.key(), altSvc, head.headers().get("age"));
-      }
     }
   }
 
@@ -213,7 +194,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       ResponseHead head = multiplexed != null
           ? new ResponseHead(r.status().code(), "", multiplexed, Http1Messages.toHeadersFromHttp2(r.headers(), false))
           : Http1Messages.toResponseHead(r);
-      headArrived(head);
+      headArrived();
       owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(head));
       if (!(msg instanceof HttpContent)) {
         return;
