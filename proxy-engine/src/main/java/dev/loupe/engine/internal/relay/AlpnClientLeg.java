@@ -7,6 +7,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -113,7 +114,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol("HTTP/1.1");
-    flow.clientConnection(new ConnectionInfo(dev.loupe.engine.internal.transport.ConnectionIds.of(ch), (InetSocketAddress) ch.remoteAddress(),
+    flow.clientConnection(new ConnectionInfo(ConnectionIds.of(ch), (InetSocketAddress) ch.remoteAddress(),
         (InetSocketAddress) ch.localAddress(), null, false));
     flow.request(new RequestHead("CONNECT", scheme, host, port, RequestHeads.authority(host, port), "HTTP/1.1",
         Headers.EMPTY));

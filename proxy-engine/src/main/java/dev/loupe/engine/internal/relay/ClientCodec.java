@@ -41,8 +41,10 @@ import java.time.Instant;
  * What differs between HTTP versions on the client side of a {@link ClientLeg}: how a request is
  * read from its channel, and how a response goes back on it (interim responses, when the final head
  * leaves, Alt-Svc, the end of the message and its trailers, aborting, the connection a flow
- * records). The leg decides what happens; its codec decides how that looks on the wire. One per
- * leg: {@link Http1ClientCodec}, {@link Http2ClientCodec}, {@link Http3ClientCodec}.
+ * records). The leg decides what happens; its codec decides how that looks on the wire, and keeps
+ * what went out of the current response (its head, whether a body may follow, whether the
+ * connection closes after it), which does not differ by version. One per leg: {@link
+ * Http1ClientCodec}, {@link Http2ClientCodec}, {@link Http3ClientCodec}.
  *
  * <h3>The seam</h3>
  * The leg sees requests as neutral {@link ClientRequest}s and body parts as {@link HttpContent}
@@ -246,7 +248,7 @@ abstract class ClientCodec {
     return closeAfter;
   }
 
-  /** A response head (interim or final) for the current request; {@code altSvc} as for {@link #head}. */
+  /** A response head (interim or final) for the current request; {@code altSvc} as {@link #head} takes it. */
   void respond(ResponseHead head, String altSvc) {
     if (head.informational()) {
       interim(head, request);
@@ -363,7 +365,7 @@ abstract class ClientCodec {
     return ctx.writeAndFlush(page);
   }
 
-  /** Stops the exchange on purpose: the stream is reset, or (HTTP/1.1, {@code reset}) the connection will close with RST. */
+  /** Stops the exchange on purpose: the stream is reset, or (HTTP/1.1, {@code reset}) the leg closes with RST. */
   abstract void abort(boolean reset);
 
   /** The channel failed with {@code cause}: close it the way the version wants. */

@@ -40,9 +40,9 @@ final class ClientErrors {
 
   /**
    * The decoder failed in the middle of the body of {@code ex}'s request (null: an answered one;
-   * {@code atOrigin}: its server leg is connected). Streaming: the head (and body before the error) may be at the origin already;
-   * its request is aborted (connection closed, RST_STREAM or RESET_STREAM), never completed: the
-   * origin never gets the rest of an ambiguous body.
+   * {@code atOrigin}: its server leg is connected). Streaming: the head (and body before the error)
+   * may be at the origin already; its request is aborted (connection closed, RST_STREAM or
+   * RESET_STREAM), never completed: the origin never gets the rest of an ambiguous body.
    */
   void badBody(Throwable cause, Exchange ex, boolean atOrigin) {
     String reason = ErrorPages.reason(cause);

@@ -222,7 +222,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
         });
   }
 
-  /** A response head from the exchange or the full tier; the origin's final head on an intercepted exchange is collected. */
+  /** A response head from the exchange or the full tier (which collects the origin's final head). */
   void sendResponseHead(ResponseHead head) {
     timeout.disarm();
     if (fullTier == null || !fullTier.collect(head)) {
@@ -232,11 +232,10 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
 
   void releaseUpstream(boolean reusable) {
     timeout.disarm();
-    if (serverLeg != null) {
-      ServerLeg leg = serverLeg;
+    ServerLeg leg = serverLeg;
+    if (leg != null) {
       serverLeg = null;
-      waitingForUpstreamWritable = false;
-      waitingForClientWritable = false;
+      waitingForUpstreamWritable = waitingForClientWritable = false;
       leg.release(reusable);
     }
   }
