@@ -21,6 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
+import dev.loupe.engine.session.model.FlowSummary;
+import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.session.model.ImportReport;
+import dev.loupe.engine.session.model.SessionException;
 
 /**
  * A session file ({@code .loupe}, an SQLite database in WAL mode) open for recording and reading:

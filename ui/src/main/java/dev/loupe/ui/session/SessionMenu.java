@@ -1,9 +1,9 @@
 package dev.loupe.ui.session;
 
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.session.ImportReport;
+import dev.loupe.engine.session.model.ImportReport;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.common.FxThread;
 import java.io.File;
 import java.nio.file.Path;
