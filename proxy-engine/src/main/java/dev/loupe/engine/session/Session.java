@@ -4,6 +4,7 @@ import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.internal.store.DigestCursor;
 import dev.loupe.engine.internal.store.FlowReader;
 import dev.loupe.engine.internal.store.Recorder;
 import dev.loupe.engine.internal.store.SessionDb;
@@ -208,6 +209,17 @@ public final class Session implements AutoCloseable {
       reader.flows(filter, visitor::visit, stop);
       return null;
     });
+  }
+
+  /**
+   * The flows in the file as digests, in the order a diff merges them ({@link DigestSource}); flows
+   * still waiting to be written are written first. Close the source when done.
+   */
+  public DigestSource digests(DiffOptions options) throws SessionException {
+    if (!readOnly() && recorder != null) {
+      flush();
+    }
+    return read(() -> new DigestCursor(db, reader, options.mode()));
   }
 
   // ---- files -----------------------------------------------------------------------------------
