@@ -179,6 +179,7 @@ public final class SessionMenu implements AutoCloseable {
     text.textProperty().bind(problem);
     Button resume = new Button("Resume capture");
     resume.setId("session-resume");
+    resume.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // the long sentence wraps; the button keeps its words
     resume.setOnAction(e -> run("Resuming capture…", () -> {
       boolean ok = sessions.current().resume();
       return ok ? "Capture is on again" : "Still cannot write: " + sessions.current().problem();
