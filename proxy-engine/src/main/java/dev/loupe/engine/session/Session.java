@@ -53,6 +53,8 @@ public final class Session implements AutoCloseable {
   private final ScheduledExecutorService writerThread;
   private volatile Recorder recorder;
   private volatile FlowStore store;
+  /** Once set, never cleared: a second close does nothing. Guarded by this. */
+  private boolean closed;
 
   private Session(SessionDb db, Path spillDir) {
     this.db = db;
@@ -331,9 +333,15 @@ public final class Session implements AutoCloseable {
     }, "cannot clear");
   }
 
-  /** Stops recording, writes what is left, folds side files in and closes the file. */
+  /** Stops recording, writes what is left, folds side files in and closes the file; again: nothing. */
   @Override
   public void close() throws SessionException {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
     SessionException failure = null;
     Recorder r = recorder;
     if (r != null) {

@@ -121,6 +121,17 @@ class SessionDiffStoreTest {
   }
 
   @Test
+  void closingTwiceIsHarmless() throws Exception {
+    Session s = Session.open(dir.resolve("twice.loupe"), dir);
+    s.record(new FlowStore(), p -> { });
+    s.close();
+    s.close();
+    try (Session again = Session.openReadOnly(dir.resolve("twice.loupe"), dir)) {
+      assertThat(again.count()).isZero();
+    }
+  }
+
+  @Test
   void aRecordingSessionStreamsWhatItHasWritten() throws Exception {
     try (Session s = Session.open(dir.resolve("live.loupe"), dir)) {
       FlowStore store = new FlowStore();
