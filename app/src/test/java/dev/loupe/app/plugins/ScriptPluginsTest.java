@@ -96,7 +96,8 @@ class ScriptPluginsTest {
     Files.writeString(file, script("two"));
     await("the new version", () -> "two".equals(version()));
     assertThat(only().id()).isEqualTo(id);
-    assertThat(outBytes.toString(StandardCharsets.UTF_8)).contains("Reloaded Plugin Tagger two (script:");
+    await("the reload on stdout",
+        () -> outBytes.toString(StandardCharsets.UTF_8).contains("Reloaded Plugin Tagger two (script:"));
 
     // A compile error: the old version keeps running, the error is shown and said once on stderr.
     Files.writeString(file, script("three").replace("return null;", "return null"));
@@ -104,6 +105,9 @@ class ScriptPluginsTest {
     assertThat(only().version()).isEqualTo("two");
     assertThat(only().lastError()).startsWith("Tagger.java:5:").contains("';' expected")
         .endsWith("(still running the previous version)");
+    // The error is set on the plugin before the line goes to stderr (on the watcher's thread).
+    await("the compile error on stderr",
+        () -> errBytes.toString(StandardCharsets.UTF_8).contains("';' expected"));
     assertThat(errBytes.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("';' expected")))
         .hasSize(1);
 

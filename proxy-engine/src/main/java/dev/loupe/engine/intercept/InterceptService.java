@@ -13,8 +13,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Breakpoints, rules and paused flows: the one service the desktop UI and the control API both
- * drive, and the engine asks about every request ({@link #begin}). It outlives engine restarts (a
+ * Breakpoints, rules, plugins and paused flows: the one service the desktop UI and the control API
+ * both drive, and the engine asks about every request ({@link #begin}). The rules and breakpoints run
+ * as interceptors on the plugin SPI, in one pipeline with the plugins ({@link InterceptorChain}). It outlives engine restarts (a
  * settings change restarts the engine; rules and pauses stay).
  *
  * <p>Thread-safe.
@@ -39,6 +40,8 @@ public final class InterceptService implements AutoCloseable {
   private volatile Duration pauseTimeout = Duration.ZERO;
 
   private final PluginHost plugins;
+  /** Rules, plugins and breakpoints as one pipeline of interceptors. */
+  private final InterceptorChain chain = new InterceptorChain(this);
 
   public InterceptService() {
     this(null);
@@ -105,48 +108,17 @@ public final class InterceptService implements AutoCloseable {
   /**
    * Engine side: whether anything may want to see or change {@code flow} (its request head is
    * known), and if so the handle the client leg uses for it; null keeps the flow on the relay tier.
-   * A rule or breakpoint wants a flow when its filter can still match it: atoms about the response
-   * or the body are not known yet and count as "maybe".
+   * A rule, breakpoint or intercepting plugin wants a flow when its filter can still match it: atoms
+   * about the response or the body are not known yet and count as "maybe".
    */
   public Interception begin(Flow flow) {
-    if (!wants(flow)) {
+    if (!chain.couldChange(flow)) {
       return null;
     }
-    return new Interception(this, flow);
+    return new Interception(chain, flow);
   }
 
-  boolean wants(Flow flow) {
-    if (rules.active()) {
-      for (InterceptList.Compiled<Rule> r : rules.compiled()) {
-        if (r.entry().enabled() && r.filter().couldMatch(flow)) {
-          return true;
-        }
-      }
-    }
-    if (breakpoints.active()) {
-      for (InterceptList.Compiled<Breakpoint> b : breakpoints.compiled()) {
-        if (b.entry().enabled() && b.filter().couldMatch(flow)) {
-          return true;
-        }
-      }
-    }
-    return plugins.wants(flow);
-  }
-
-  /** The first enabled breakpoint for {@code phase} whose filter matches {@code flow}, or null. */
-  Breakpoint breakpointFor(Flow flow, Flow.Paused phase) {
-    if (!breakpoints.active()) {
-      return null;
-    }
-    for (InterceptList.Compiled<Breakpoint> b : breakpoints.compiled()) {
-      Breakpoint bp = b.entry();
-      if (bp.enabled() && (phase == Flow.Paused.REQUEST ? bp.request() : bp.response()) && b.filter().test(flow)) {
-        return bp;
-      }
-    }
-    return null;
-  }
-
+  /** Pauses {@code flow} at {@code phase} (the breakpoint interceptor); released through the returned handle. */
   PausedFlow pause(Flow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response) {
     PausedFlow p = new PausedFlow(flow, phase, request, response, this::released);
     flow.paused(phase);

@@ -8,9 +8,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * The handles {@link PluginHost} passes to {@code request} and {@code response} hooks: a draft the
- * plugin edits through explicit methods, turned into an outcome when the hook returns. Confined to
- * the plugin's thread while the hook runs; read by the host once it has returned.
+ * The handles the interceptors' {@code request} and {@code response} hooks get — plugins' and the
+ * built-in rules' and breakpoints' alike ({@link InterceptorChain}): a draft the hook edits through
+ * explicit methods, turned into an outcome when the hook is done. Confined to the thread running the
+ * hook while it runs; read by the chain once it has returned (and any stage it returned completed).
+ *
+ * <p>Beyond the public {@link RequestHook}/{@link ResponseHook}, the package-private methods are the
+ * engine's own abilities that the SPI does not offer plugins (yet): replace the whole draft as a
+ * rule computed it, end with any outcome (an abort that resets, an answer with its reason phrase),
+ * throttle the flow, and record a change that left the draft as it was.
  */
 final class PluginHooks {
   private static final java.util.List<String> HOOKS = java.util.List.of("load", "configure", "running", "done",
@@ -38,18 +44,43 @@ final class PluginHooks {
     }
   }
 
+  /**
+   * Records {@code note} on {@code flow}'s "modified by" list once (a flow's hooks run one after the
+   * other, so check-then-add does not race).
+   */
+  static void mark(Flow flow, String note) {
+    if (!flow.modifiedBy().contains(note)) {
+      flow.modifiedBy(note);
+    }
+  }
+
   static final class Request implements RequestHook {
     private final Flow flow;
     private final boolean editable;
     private final String plugin;
+    /** The flow's interception (in-flight hooks), or null (observed after the fact). */
+    private final Interception interception;
+    private final RequestDraft before;
     private RequestDraft draft;
     private RequestOutcome ending;
+    private boolean applied;
 
     Request(Flow flow, RequestDraft draft, boolean editable, String plugin) {
+      this(flow, draft, editable, plugin, null);
+    }
+
+    private Request(Flow flow, RequestDraft draft, boolean editable, String plugin, Interception interception) {
       this.flow = flow;
+      this.before = draft;
       this.draft = draft;
       this.editable = editable;
       this.plugin = plugin;
+      this.interception = interception;
+    }
+
+    /** An editable hook on an intercepted flow's request, as the interceptors before left it. */
+    static Request inFlight(Interception ic, RequestDraft draft, String interceptor) {
+      return new Request(ic.flow(), draft, true, interceptor, ic);
     }
 
     /** A read-only hook on a finished flow's recorded request. */
@@ -64,6 +95,55 @@ final class PluginHooks {
     /** Whether the hook changed anything. */
     boolean changed(RequestDraft before) {
       return ending != null || !draft.sameAs(before);
+    }
+
+    /**
+     * The outcome once the hook is done; {@code note} (when not null) goes on the flow's "modified
+     * by" list if the hook changed the request or {@linkplain #applied() said it applied}.
+     */
+    RequestOutcome finish(String note) {
+      if (note != null && (applied || changed(before))) {
+        mark(flow, note);
+      }
+      return outcome();
+    }
+
+    // ---- engine-only abilities (the built-in interceptors) --------------------------------------
+
+    /** The request as it stands. */
+    RequestDraft draft() {
+      return draft;
+    }
+
+    /** Replaces the whole request (as a rule computed it; checked when it is sent). */
+    void replace(RequestDraft next) {
+      edit(Objects.requireNonNull(next, "next"));
+    }
+
+    /** Ends the hook with {@code outcome}: forward that request, answer, or abort (reset or close). */
+    void end(RequestOutcome outcome) {
+      checkEditable(editable, plugin);
+      if (outcome instanceof RequestOutcome.Forward f) {
+        draft = f.request();
+        ending = null;
+      } else {
+        ending = Objects.requireNonNull(outcome, "outcome");
+      }
+    }
+
+    /** Throttles the flow with {@code t} unless an earlier interceptor did; true when it took effect. */
+    boolean throttle(RuleAction.Throttle t) {
+      checkEditable(editable, plugin);
+      return interception.throttleIfUnset(t);
+    }
+
+    /** Counts as a change even when the draft stayed the same (a throttle, a map remote to the same place). */
+    void applied() {
+      applied = true;
+    }
+
+    Interception interception() {
+      return interception;
     }
 
     private Request edit(RequestDraft next) {
@@ -138,14 +218,33 @@ final class PluginHooks {
     private final Flow flow;
     private final boolean editable;
     private final String plugin;
+    /** The flow's interception (in-flight hooks), or null (observed after the fact). */
+    private final Interception interception;
+    /** The request as it went out (in-flight hooks), or null. */
+    private final RequestDraft sent;
+    private final ResponseDraft before;
     private ResponseDraft draft;
     private ResponseOutcome ending;
+    private boolean applied;
 
     Response(Flow flow, ResponseDraft draft, boolean editable, String plugin) {
+      this(flow, null, null, draft, editable, plugin);
+    }
+
+    private Response(Flow flow, Interception interception, RequestDraft sent, ResponseDraft draft, boolean editable,
+        String plugin) {
       this.flow = flow;
+      this.interception = interception;
+      this.sent = sent;
+      this.before = draft;
       this.draft = draft;
       this.editable = editable;
       this.plugin = plugin;
+    }
+
+    /** An editable hook on an intercepted flow's response; {@code sent} is the request as it went out. */
+    static Response inFlight(Interception ic, RequestDraft sent, ResponseDraft draft, String interceptor) {
+      return new Response(ic.flow(), ic, sent, draft, true, interceptor);
     }
 
     static Response observed(Flow flow, String plugin) {
@@ -158,6 +257,48 @@ final class PluginHooks {
 
     boolean changed(ResponseDraft before) {
       return ending != null || !draft.sameAs(before);
+    }
+
+    /** Like {@link Request#finish}. */
+    ResponseOutcome finish(String note) {
+      if (note != null && (applied || changed(before))) {
+        mark(flow, note);
+      }
+      return outcome();
+    }
+
+    // ---- engine-only abilities (the built-in interceptors) --------------------------------------
+
+    ResponseDraft draft() {
+      return draft;
+    }
+
+    /** The request as it went out. */
+    RequestDraft sent() {
+      return sent;
+    }
+
+    void replace(ResponseDraft next) {
+      edit(Objects.requireNonNull(next, "next"));
+    }
+
+    /** Ends the hook with {@code outcome}: deliver that response, or abort (reset or close). */
+    void end(ResponseOutcome outcome) {
+      checkEditable(editable, plugin);
+      if (outcome instanceof ResponseOutcome.Deliver d) {
+        draft = d.response();
+        ending = null;
+      } else {
+        ending = Objects.requireNonNull(outcome, "outcome");
+      }
+    }
+
+    void applied() {
+      applied = true;
+    }
+
+    Interception interception() {
+      return interception;
     }
 
     private Response edit(ResponseDraft next) {

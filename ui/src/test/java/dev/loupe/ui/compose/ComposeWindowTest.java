@@ -219,7 +219,8 @@ class ComposeWindowTest {
         () -> table.getItems().size() == 1 && table.getItems().get(0).status() != 0);
     assertThat(dev.loupe.ui.detail.FlowMarks.marks(table.getItems().get(0).flow())).isEqualTo("✎");
     robot.interact(() -> table.getSelectionModel().clearAndSelect(0));
-    WaitForAsyncUtils.waitForFxEvents();
+    // The detail pane fills in after the selection settles (rows are paged; the flow is fetched).
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#detail-modified").queryAll().isEmpty());
     assertThat(robot.lookup("#detail-modified").queryAs(Label.class).getText())
         .isEqualTo("Modified by: rule \"tag posts\"");
     robot.clickOn("#detail-modified-compare");

@@ -26,6 +26,15 @@ import java.util.function.LongSupplier;
  * and replayed once it is ready. Once {@link ExchangeCommand.Finished} has been emitted, later
  * events only release payloads.
  *
+ * <h3>Rules both legs share</h3>
+ * Live traffic (the client leg) and requests Loupe sends itself (replay, composer) run on this one
+ * machine, so these rules are written once: a request that gets no response on a reused connection
+ * goes once more on a fresh one when that is safe (idempotent, no body or a body the leg can send
+ * again: {@link #keepRequestPayloads}); the server-leg connection is pooled only after a complete
+ * exchange the origin keeps alive ({@code Connection}, HTTP/1.0); {@code Alt-Svc} fields of a final
+ * response are handed on for HTTP/3 discovery ({@link AdvertiseAltSvc}); a timeout before the
+ * response head fails the flow.
+ *
  * <h3>Threads</h3>
  * Confined to the event loop of the client leg that created it.
  */
@@ -48,6 +57,13 @@ public final class Exchange {
   private boolean retried;
   private boolean finished;
   private boolean recorded;
+  /** Whether the origin keeps the connection alive after its final response (known once its head came). */
+  private boolean upstreamKeepAlive;
+  /**
+   * The request data forwarded so far, when the leg's payloads may be written again (immutable
+   * bytes, not buffers): a retry sends them once more. Null when payloads are written once.
+   */
+  private List<RequestDataReceived> resendable;
 
   public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
     this.flow = Objects.requireNonNull(flow, "flow");
@@ -75,6 +91,25 @@ public final class Exchange {
   /** The leg has already added the flow to the store (full tier: a request shown while it is held). */
   public void markRecorded() {
     recorded = true;
+  }
+
+  /**
+   * The leg's request payloads are immutable (byte arrays it wraps anew on each write) and may be
+   * written again: a retry on a fresh connection then resends a request that has a body. A leg that
+   * streams buffers it does not keep must not call this.
+   */
+  public void keepRequestPayloads() {
+    if (resendable == null) {
+      resendable = new ArrayList<>();
+    }
+  }
+
+  /**
+   * Whether the server-leg connection can go back to the pool now: the request ended and the origin's
+   * final response keeps it alive.
+   */
+  public boolean upstreamReusable() {
+    return requestState == RequestState.ENDED && upstreamKeepAlive;
   }
 
   public boolean isWebSocket() {
@@ -107,10 +142,10 @@ public final class Exchange {
       onUpstreamBroken(e, out);
     } else if (event instanceof ClientGone) {
       onClientGone(((ClientGone) event).reason(), out);
-    } else if (event instanceof ResponseTimedOut) {
+    } else if (event instanceof ResponseTimedOut t) {
       if (responseState == ResponseState.AWAITING_HEADERS) {
-        failBeforeResponse(new FlowError(FlowError.Kind.TIMEOUT,
-            "no response from " + flow.request().authority() + " within the response timeout"),
+        failBeforeResponse(new FlowError(FlowError.Kind.TIMEOUT, t.detail() != null ? t.detail()
+            : "no response from " + flow.request().authority() + " within the response timeout"),
             504, "Gateway Timeout", out);
       }
     } else if (event instanceof AnsweredLocally e) {
@@ -163,7 +198,12 @@ public final class Exchange {
   private void onRequestData(RequestDataReceived e, List<ExchangeCommand> out) {
     switch (requestState) {
       case AWAITING_UPSTREAM -> heldWhileConnecting.add(e);
-      case STREAMING -> out.add(new SendRequestData(e.payload()));
+      case STREAMING -> {
+        out.add(new SendRequestData(e.payload()));
+        if (resendable != null) {
+          resendable.add(e);
+        }
+      }
       default -> out.add(new Discard(e.payload()));
     }
   }
@@ -229,8 +269,22 @@ public final class Exchange {
     flow.response(e.head());
     flow.timings().responseStart(clock.getAsLong());
     responseState = ResponseState.STREAMING;
+    upstreamKeepAlive = keepsAlive(e.head());
+    List<String> altSvc = e.head().headers().getAll("alt-svc");
+    if (!altSvc.isEmpty()) {
+      out.add(new AdvertiseAltSvc(altSvc, e.head().headers().get("age")));
+    }
     out.add(new SendResponseHead(e.head()));
     store.updated(flow);
+  }
+
+  /** Whether the origin keeps its connection open after {@code head}'s response (RFC 9112 §9.3). */
+  static boolean keepsAlive(dev.loupe.engine.flow.ResponseHead head) {
+    String connection = head.headers().get("connection");
+    boolean http10 = head.httpVersion().equals("HTTP/1.0");
+    return connection == null ? !http10
+        : http10 ? connection.toLowerCase(java.util.Locale.ROOT).contains("keep-alive")
+        : !connection.toLowerCase(java.util.Locale.ROOT).contains("close");
   }
 
   private void onResponseEnded(ResponseEnded e, List<ExchangeCommand> out) {
@@ -239,7 +293,7 @@ public final class Exchange {
     responseState = ResponseState.ENDED;
     out.add(new SendResponseEnd(e.trailers()));
     boolean requestDone = requestState == RequestState.ENDED;
-    out.add(new ReleaseUpstream(requestDone));
+    out.add(new ReleaseUpstream(requestDone && upstreamKeepAlive));
     upstreamHeld = false;
     if (!requestDone) {
       // The origin answered before the request ended (e.g. 413): the rest of the request body has
@@ -251,13 +305,17 @@ public final class Exchange {
 
   private void onUpstreamBroken(UpstreamBroken e, List<ExchangeCommand> out) {
     if (e.retryable() && !retried && responseState == ResponseState.AWAITING_HEADERS
-        && requestState == RequestState.ENDED && flow.requestBody().size() == 0
+        && requestState == RequestState.ENDED && (flow.requestBody().size() == 0 || resendable != null)
         && IDEMPOTENT.contains(flow.request().method())) {
       // A pooled connection the origin had already given up on: send the request once more on a
       // fresh connection (RFC 9112 §9.3.1 allows it for a request that got no response).
       retried = true;
       requestState = RequestState.AWAITING_UPSTREAM;
       responseState = ResponseState.AWAITING_UPSTREAM;
+      if (resendable != null) {
+        heldWhileConnecting.addAll(resendable);
+        resendable.clear();
+      }
       heldWhileConnecting.add(new RequestEnded(flow.requestTrailers()));
       RequestHead head = flow.request();
       out.add(new ReleaseUpstream(false));

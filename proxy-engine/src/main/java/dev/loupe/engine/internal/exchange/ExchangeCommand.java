@@ -36,7 +36,20 @@ public sealed interface ExchangeCommand {
   /** Both legs switch to WebSocket framing (after a 101 was forwarded). */
   record SwitchToWebSocket() implements ExchangeCommand {}
 
-  /** Give the server-leg connection back: to the pool when {@code reusable}, else close it. */
+  /**
+   * The origin advertised alternative services ({@code Alt-Svc} fields of a final response head, and
+   * its {@code Age}, or null): note them for the server leg's origin (HTTP/3 discovery).
+   */
+  record AdvertiseAltSvc(java.util.List<String> values, String age) implements ExchangeCommand {
+    public AdvertiseAltSvc {
+      values = java.util.List.copyOf(values);
+    }
+  }
+
+  /**
+   * Give the server-leg connection back: to the pool when {@code reusable} (the request ended and
+   * the origin keeps the connection alive after its response), else close it.
+   */
   record ReleaseUpstream(boolean reusable) implements ExchangeCommand {}
 
   /** Close the client connection: {@code abort} drops it at once (no graceful end of response). */

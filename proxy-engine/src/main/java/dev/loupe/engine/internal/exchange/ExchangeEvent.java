@@ -59,8 +59,17 @@ public sealed interface ExchangeEvent {
     }
   }
 
-  /** The origin did not send a response head in time. */
-  record ResponseTimedOut() implements ExchangeEvent {}
+  /**
+   * The origin did not send a response head in time.
+   *
+   * @param detail what the flow's error says, or null for the default ("no response from HOST within
+   *               the response timeout")
+   */
+  record ResponseTimedOut(String detail) implements ExchangeEvent {
+    public ResponseTimedOut() {
+      this(null);
+    }
+  }
 
   /**
    * Full tier: the request is answered without the origin (a rule, or a breakpoint's "answer now").

@@ -62,7 +62,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
@@ -113,7 +112,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
   private boolean webSocket;
   private UpstreamConnection upstream;
   private Http1ServerLeg serverLeg;
-  private boolean upstreamKeepAlive;
   private boolean responseBodyAllowed;
   private boolean responseHeadSent;
   /** How responses go on the wire on this client's HTTP version. */
@@ -421,7 +419,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         if (tier != null && !tier.delivering() && !h.head().informational()) {
           // The origin's final head on an intercepted exchange: collect the response.
           cancelResponseTimer();
-          upstreamKeepAlive = keepsAlive(h.head());
           runTier(new FullTier.ResponseHeadArrived(h.head()));
         } else {
           sendResponseHead(h.head());
@@ -446,6 +443,10 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
         ReferenceCountUtil.release(d.payload());
       } else if (c instanceof ExchangeCommand.SwitchToWebSocket) {
         switchToWebSocket();
+      } else if (c instanceof ExchangeCommand.AdvertiseAltSvc a) {
+        if (upstream != null) {
+          engine.connector().advertised(upstream.key(), a.values(), a.age());
+        }
       } else if (c instanceof ExchangeCommand.ReleaseUpstream r) {
         releaseUpstream(r.reusable());
       } else if (c instanceof ExchangeCommand.CloseClient cc) {
@@ -574,7 +575,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       writer.interim(head, request.protocolVersion());
       return;
     }
-    upstreamKeepAlive = keepsAlive(head);
     responseHeadSent = true;
     responseBodyAllowed = Http1Messages.bodyAllowed(request.method().name(), head.status());
     var response = Http1Messages.toClientResponse(head, request.protocolVersion(), responseBodyAllowed,
@@ -584,15 +584,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
       closeAfterResponse = true;
     }
     writer.head(response);
-  }
-
-  /** Whether the origin keeps its connection open after {@code head}'s response. */
-  private static boolean keepsAlive(ResponseHead head) {
-    String connection = head.headers().get("connection");
-    boolean http10 = head.httpVersion().equals("HTTP/1.0");
-    return connection == null ? !http10
-        : http10 ? connection.toLowerCase(Locale.ROOT).contains("keep-alive")
-        : !connection.toLowerCase(Locale.ROOT).contains("close");
   }
 
   private void writeHeldHead() {
@@ -612,7 +603,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     serverLeg.detach();
     LegSlot.detach(up.channel(), serverLeg);
     serverLeg = null;
-    engine.connector().release(up, reusable && upstreamKeepAlive);
+    engine.connector().release(up, reusable);
   }
 
   private void closeClient(boolean abort) {
@@ -672,12 +663,6 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } else if (e instanceof ExchangeEvent.ResponseHeadersReceived && exchange != null && upstream != null
         && upstream.channel() instanceof io.netty.handler.codec.quic.QuicStreamChannel qs) {
       exchange.flow().serverStreamId((int) Math.min(qs.streamId(), Integer.MAX_VALUE));
-    }
-    if (e instanceof ExchangeEvent.ResponseHeadersReceived rh && upstream != null && !rh.head().informational()) {
-      List<String> altSvc = rh.head().headers().getAll("alt-svc");
-      if (!altSvc.isEmpty()) {
-        engine.connector().advertised(upstream.key(), altSvc, rh.head().headers().get("age"));
-      }
     }
     if (exchange != null && tier != null && tier.collectingResponse()
         && e instanceof ExchangeEvent.ResponseEnded end) {
@@ -862,7 +847,7 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     } else if (c instanceof FullTier.SendRequestEnd e) {
       execute(ex.on(new ExchangeEvent.RequestEnded(e.trailers())));
     } else if (c instanceof FullTier.ReleaseUpstream) {
-      releaseUpstream(ex.requestEnded()); // the origin is done: pool its connection while the user looks
+      releaseUpstream(ex.upstreamReusable()); // the origin is done: pool its connection while the user looks
     } else if (c instanceof FullTier.AnswerLocally a) {
       execute(ex.on(new ExchangeEvent.AnsweredLocally(a.head()))); // records it and sends the head
       if (exchange == ex && a.body().length > 0) {

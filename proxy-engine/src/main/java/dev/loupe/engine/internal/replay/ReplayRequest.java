@@ -3,7 +3,7 @@ package dev.loupe.engine.internal.replay;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.intercept.RequestDraft;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -107,14 +107,22 @@ record ReplayRequest(RequestHead head, byte[] body) {
     }
   }
 
-  /** The message for a server-leg pipeline (HTTP/1.1 codec, or the HTTP/2 / HTTP/3 adapters). */
-  FullHttpRequest toNetty() {
+  /**
+   * The message for a server-leg pipeline (HTTP/1.1 codec, or the HTTP/2 / HTTP/3 adapters): this
+   * head, {@code wireBody} (this request's {@link #body}, as the exchange hands it back to send) and
+   * {@code trailers}.
+   */
+  FullHttpRequest toNetty(ByteBuf wireBody, Headers trailers) {
+    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), head.target(),
+        wireBody, toNetty(head.headers()), toNetty(trailers));
+  }
+
+  private static DefaultHttpHeaders toNetty(Headers fields) {
     DefaultHttpHeaders h = new DefaultHttpHeaders();
-    for (Headers.Field f : head.headers().fields()) {
+    for (Headers.Field f : fields.fields()) {
       h.add(f.name(), f.value());
     }
-    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), head.target(),
-        Unpooled.wrappedBuffer(body), h, new DefaultHttpHeaders());
+    return h;
   }
 
   /**

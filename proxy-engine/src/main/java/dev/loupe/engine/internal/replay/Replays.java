@@ -80,9 +80,9 @@ public final class Replays {
     ctx.store().add(flow);
 
     CompletableFuture<Flow> result = new CompletableFuture<>();
-    ReplayExchange exchange = new ReplayExchange(ctx, flow, request, protocol, done -> complete(ctx, result, done));
+    ReplayLeg leg = new ReplayLeg(ctx, flow, request, protocol, done -> complete(ctx, result, done));
     try {
-      ctx.loop().execute(exchange::start);
+      ctx.loop().execute(leg::start);
     } catch (RejectedExecutionException stopped) {
       flow.fail(new FlowError(FlowError.Kind.INTERNAL, "the proxy engine is stopped"));
       ctx.store().completed(flow);

@@ -211,4 +211,111 @@ class ExchangeTest {
     assertThat(on(new UpstreamBroken(dead, true))).containsExactly(
         new ReleaseUpstream(false), new SendErrorResponse(502, "Bad Gateway", dead.message()), new Finished());
   }
+
+  // ---- rules the replay leg shares with the client leg ---------------------------------------------
+
+  private static final RequestHead PUT = new RequestHead("PUT", "http", "example.test", 80, "/doc", "HTTP/1.1",
+      Headers.of("Host", "example.test", "Content-Length", "3"));
+
+  /** A new flow and exchange (a second case in one test). */
+  private void fresh() {
+    subscription.close();
+    events.clear();
+    setUp();
+  }
+
+  /** Runs {@code head}'s exchange to the end of {@code response} and returns the last event's commands. */
+  private List<ExchangeCommand> exchangeEndingWith(ResponseHead response) {
+    on(new RequestHeadersReceived(GET, false));
+    on(new RequestEnded(Headers.EMPTY));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    on(new ResponseHeadersReceived(response));
+    return on(new ResponseEnded(Headers.EMPTY));
+  }
+
+  @Test
+  void anOriginThatClosesItsConnectionIsNotPooled() {
+    ResponseHead close = new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Connection", "close"));
+    assertThat(exchangeEndingWith(close)).containsExactly(
+        new SendResponseEnd(Headers.EMPTY), new ReleaseUpstream(false), new Finished());
+    assertThat(exchange.upstreamReusable()).isFalse();
+    assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+  }
+
+  @Test
+  void http10KeepsItsConnectionOnlyWhenItSaysKeepAlive() {
+    ResponseHead old = new ResponseHead(200, "OK", "HTTP/1.0", Headers.EMPTY);
+    assertThat(exchangeEndingWith(old)).contains(new ReleaseUpstream(false));
+
+    fresh();
+    ResponseHead kept = new ResponseHead(200, "OK", "HTTP/1.0", Headers.of("Connection", "Keep-Alive"));
+    assertThat(exchangeEndingWith(kept)).contains(new ReleaseUpstream(true));
+    assertThat(exchange.upstreamReusable()).isTrue();
+
+    fresh();
+    ResponseHead h2 = new ResponseHead(200, "", "HTTP/2", Headers.EMPTY);
+    assertThat(exchangeEndingWith(h2)).as("a stream: no Connection field").contains(new ReleaseUpstream(true));
+  }
+
+  @Test
+  void altSvcOfAFinalResponseIsHandedOnBeforeItsHead() {
+    on(new RequestHeadersReceived(GET, false));
+    on(new RequestEnded(Headers.EMPTY));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    ResponseHead early = new ResponseHead(103, "Early Hints", "HTTP/1.1", Headers.of("Alt-Svc", "h3=\":443\""));
+    assertThat(on(new ResponseHeadersReceived(early))).as("not from an interim response")
+        .containsExactly(new SendResponseHead(early));
+    ResponseHead advertised = new ResponseHead(200, "OK", "HTTP/1.1",
+        Headers.of("Alt-Svc", "h3=\":443\"; ma=60", "Age", "5", "Alt-Svc", "h2=\":8443\""));
+    assertThat(on(new ResponseHeadersReceived(advertised))).containsExactly(
+        new AdvertiseAltSvc(List.of("h3=\":443\"; ma=60", "h2=\":8443\""), "5"), new SendResponseHead(advertised));
+  }
+
+  @Test
+  void aRequestWithABodyIsRetriedOnlyWhenTheLegCanSendItAgain() {
+    FlowError dead = new FlowError(FlowError.Kind.SERVER_RESET, "closed before sending a response");
+    Object body = new byte[] {1, 2, 3};
+
+    // Streamed payloads (the client leg): the body is gone once written, so no retry.
+    on(new RequestHeadersReceived(PUT, false));
+    on(new RequestDataReceived(body, 3));
+    on(new RequestEnded(Headers.EMPTY));
+    flow.requestBody().append(java.nio.ByteBuffer.wrap((byte[]) body));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    assertThat(on(new UpstreamBroken(dead, true))).containsExactly(
+        new ReleaseUpstream(false), new SendErrorResponse(502, "Bad Gateway", dead.message()), new Finished());
+
+    // Kept payloads (the replay leg): the same body goes once more on a fresh connection.
+    fresh();
+    exchange.keepRequestPayloads();
+    on(new RequestHeadersReceived(PUT, false));
+    on(new RequestDataReceived(body, 3));
+    on(new RequestEnded(Headers.EMPTY));
+    flow.requestBody().append(java.nio.ByteBuffer.wrap((byte[]) body));
+    assertThat(on(new UpstreamReady(SERVER, "HTTP/1.1"))).containsExactly(
+        new SendRequestHead(PUT), new SendRequestData(body), new SendRequestEnd(Headers.EMPTY));
+    assertThat(on(new UpstreamBroken(dead, true)))
+        .containsExactly(new ReleaseUpstream(false), new OpenUpstream("http", "example.test", 80));
+    assertThat(on(new UpstreamReady(SERVER, "HTTP/1.1"))).containsExactly(
+        new SendRequestHead(PUT), new SendRequestData(body), new SendRequestEnd(Headers.EMPTY));
+    assertThat(on(new UpstreamBroken(dead, true))).as("once only").containsExactly(
+        new ReleaseUpstream(false), new SendErrorResponse(502, "Bad Gateway", dead.message()), new Finished());
+  }
+
+  @Test
+  void aTimeoutMayNameItsOwnDetailAndComesTooLateOnceTheResponseStarted() {
+    on(new RequestHeadersReceived(GET, false));
+    on(new RequestEnded(Headers.EMPTY));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    on(new ResponseHeadersReceived(OK));
+    assertThat(on(new ResponseTimedOut("ignored"))).as("the head came: not a head timeout").isEmpty();
+
+    fresh();
+    on(new RequestHeadersReceived(GET, false));
+    on(new RequestEnded(Headers.EMPTY));
+    on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    on(new ResponseTimedOut("no response from example.test:443 within the response timeout (1 s)"));
+    assertThat(flow.error()).isEqualTo(new FlowError(FlowError.Kind.TIMEOUT,
+        "no response from example.test:443 within the response timeout (1 s)"));
+  }
 }
