@@ -64,7 +64,8 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class},
+    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class,
+        DiffCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
         "  java -jar app/target/loupe.jar --headless",
@@ -72,6 +73,7 @@ import picocli.CommandLine.Parameters;
         "  java -jar app/target/loupe.jar --headless --har session.har --ignore-hosts '(^|\\.)bank\\.example$'",
         "  java -jar app/target/loupe.jar --headless --session capture.loupe",
         "  java -jar app/target/loupe.jar capture.loupe",
+        "  java -jar app/target/loupe.jar diff before.loupe after.har",
         "  java -jar app/target/loupe.jar browser firefox https://example.com/",
         "  eval \"$(java -jar app/target/loupe.jar env --shell bash)\""})
 final class LoupeCommand implements Callable<Integer> {

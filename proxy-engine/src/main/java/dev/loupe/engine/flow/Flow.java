@@ -59,10 +59,18 @@ public final class Flow {
   public enum Paused { REQUEST, RESPONSE }
 
   public Flow(long id, Instant startedAt, CapturePolicy capture) {
+    this(id, startedAt, capture, capture);
+  }
+
+  /**
+   * A flow whose request and response bodies are captured under policies of their own (a flow read
+   * back from a session: each body comes back with exactly the bytes that were kept of it).
+   */
+  public Flow(long id, Instant startedAt, CapturePolicy requestCapture, CapturePolicy responseCapture) {
     this.id = id;
     this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
-    this.requestBody = new Body(capture);
-    this.responseBody = new Body(capture);
+    this.requestBody = new Body(requestCapture);
+    this.responseBody = new Body(responseCapture);
   }
 
   /** Unique within this Loupe process, increasing in order of arrival. */

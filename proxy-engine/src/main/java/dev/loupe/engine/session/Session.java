@@ -1,9 +1,12 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.DigestSource;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.internal.store.DigestCursor;
 import dev.loupe.engine.internal.store.FlowReader;
 import dev.loupe.engine.internal.store.Recorder;
 import dev.loupe.engine.internal.store.SessionDb;
@@ -56,6 +59,8 @@ public final class Session implements AutoCloseable {
   private final ScheduledExecutorService writerThread;
   private volatile Recorder recorder;
   private volatile FlowStore store;
+  /** Once set, never cleared: a second close does nothing. Guarded by this. */
+  private boolean closed;
 
   private Session(SessionDb db, Path spillDir) {
     this.db = db;
@@ -214,6 +219,17 @@ public final class Session implements AutoCloseable {
     });
   }
 
+  /**
+   * The flows in the file as digests, in the order a diff merges them ({@link DigestSource}); flows
+   * still waiting to be written are written first. Close the source when done.
+   */
+  public DigestSource digests(DiffOptions options) throws SessionException {
+    if (!readOnly() && recorder != null) {
+      flush();
+    }
+    return read(() -> new DigestCursor(db, reader, options.mode()));
+  }
+
   // ---- files -----------------------------------------------------------------------------------
 
   /**
@@ -323,9 +339,15 @@ public final class Session implements AutoCloseable {
     }, "cannot clear");
   }
 
-  /** Stops recording, writes what is left, folds side files in and closes the file. */
+  /** Stops recording, writes what is left, folds side files in and closes the file; again: nothing. */
   @Override
   public void close() throws SessionException {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
     SessionException failure = null;
     Recorder r = recorder;
     if (r != null) {

@@ -43,6 +43,15 @@ public final class DiffViewModel {
         () -> MessageSnapshot.response(right.response(), right.responseBody()));
   }
 
+  /** Compares {@code left} and {@code right} under titles of the caller's (flows of two sessions: "A #3 …"). */
+  public void compare(String leftName, Flow left, String rightName, Flow right) {
+    load(leftName + " " + title(left), rightName + " " + title(right),
+        () -> MessageSnapshot.request(left.request(), left.requestBody()),
+        () -> MessageSnapshot.request(right.request(), right.requestBody()),
+        () -> MessageSnapshot.response(left.response(), left.responseBody()),
+        () -> MessageSnapshot.response(right.response(), right.responseBody()));
+  }
+
   /**
    * Compares what the client sent with what went upstream, and what the origin answered with what
    * the client got. A side nothing changed is shown the same on both sides.

@@ -43,6 +43,15 @@ public final class DiffWindow {
     return w;
   }
 
+  /** Opens a window comparing flow {@code left} of one session with {@code right} of another. */
+  public static DiffWindow compare(Window owner, String leftName, Flow left, String rightName, Flow right) {
+    DiffWindow w = new DiffWindow(owner);
+    w.stage.setTitle("Loupe — compare " + leftName + " #" + left.id() + " and " + rightName + " #" + right.id());
+    w.vm.compare(leftName, left, rightName, right);
+    w.stage.show();
+    return w;
+  }
+
   /** Opens a window comparing {@code f} as it came with {@code f} as Loupe changed it. */
   public static DiffWindow originalVsModified(Window owner, Flow f) {
     DiffWindow w = new DiffWindow(owner);

@@ -1,10 +1,13 @@
 package dev.loupe.ui.session;
 
 import dev.loupe.engine.filter.Filter;
+import dev.loupe.engine.session.DiffInput;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.session.model.ImportReport;
 import dev.loupe.engine.session.Session;
 import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.common.FxThread;
+import dev.loupe.ui.diff.SessionDiffWindow;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -37,7 +40,8 @@ import javafx.stage.FileChooser;
 import javafx.stage.Window;
 
 /**
- * The window's File menu (New, Open…, Open Recent, Save As…, Import HAR…, Export HAR…), drag and
+ * The window's File menu (New, Open…, Open Recent, Save As…, Import HAR…, Export HAR…, Compare
+ * Sessions…), drag and
  * drop of {@code .loupe} and {@code .har} files, the banner that says why capture paused (a full
  * disk) with a Resume button, and the offer to restore a session after a crash.
  *
@@ -130,9 +134,10 @@ public final class SessionMenu implements AutoCloseable {
           }
         });
     MenuItem export = item("Export HAR…", "file-export", null, exportAll);
+    MenuItem compare = item("Compare Sessions…", "file-compare", null, this::compareSessions);
     MenuItem quitItem = item("Quit", "file-quit", new KeyCodeCombination(KeyCode.Q, KeyCombination.SHORTCUT_DOWN), quit);
     Menu file = new Menu("File", null, newSession, open, recent, new SeparatorMenuItem(), saveAs,
-        new SeparatorMenuItem(), importHar, export, new SeparatorMenuItem(), quitItem);
+        new SeparatorMenuItem(), importHar, export, new SeparatorMenuItem(), compare, new SeparatorMenuItem(), quitItem);
     file.setId("menu-file");
     return file;
   }
@@ -174,6 +179,7 @@ public final class SessionMenu implements AutoCloseable {
     text.textProperty().bind(problem);
     Button resume = new Button("Resume capture");
     resume.setId("session-resume");
+    resume.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // the long sentence wraps; the button keeps its words
     resume.setOnAction(e -> run("Resuming capture…", () -> {
       boolean ok = sessions.current().resume();
       return ok ? "Capture is on again" : "Still cannot write: " + sessions.current().problem();
@@ -278,6 +284,39 @@ public final class SessionMenu implements AutoCloseable {
         return "Saved " + s.count() + " flows to " + target;
       });
     }
+  }
+
+  /**
+   * Asks what to compare (the current session or a file, with a file; sessions or HAR files), opens
+   * both on the worker (a HAR is imported into a temporary session) and shows the diff window.
+   */
+  public void compareSessions() {
+    Session current = sessions.current();
+    CompareSessionsDialog.show(window.get(), current != null, asker, c -> run("Opening the captures to compare…", () -> {
+      DiffOptions options = DiffOptions.DEFAULT.withIgnoreQuery(c.ignoreQuery()).withByPath(c.byPath());
+      Session now = sessions.current();
+      DiffInput a = c.a() == null ? DiffInput.of(now) : DiffInput.open(c.a(), spillDir());
+      DiffInput b;
+      try {
+        b = DiffInput.open(c.b(), spillDir());
+      } catch (SessionException e) {
+        a.close();
+        throw e;
+      }
+      String nameA = c.a() == null ? "the current session (" + name(now) + ")" : c.a().getFileName().toString();
+      String nameB = c.b().getFileName().toString();
+      for (DiffInput in : List.of(a, b)) {
+        if (in.report() != null && !in.report().problems().isEmpty()) {
+          imported(in.report(), in.file());
+        }
+      }
+      fx.post(() -> SessionDiffWindow.open(window.get(), a, nameA, b, nameB, options, spillDir()));
+      return "Comparing " + nameA + " with " + nameB;
+    }));
+  }
+
+  private static Path spillDir() {
+    return Path.of(System.getProperty("java.io.tmpdir"));
   }
 
   private String imported(ImportReport r, Path har) {

@@ -90,8 +90,10 @@ final class FlowBuilder {
    * {@code spillDir} beyond; bodies without content (sizes only) keep their sizes and no bytes.
    */
   Flow build(Path spillDir) throws IOException {
-    Flow f = new Flow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody),
-        primary(responseBody, originalResponseBody)));
+    // each body under its own policy: a shared one would keep a cut body's unkept tail as filler
+    // bytes whenever the other body kept more
+    Flow f = new Flow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody)),
+        policy(spillDir, primary(responseBody, originalResponseBody)));
     f.tier(tier);
     f.clientProtocol(clientProtocol);
     f.serverProtocol(serverProtocol);

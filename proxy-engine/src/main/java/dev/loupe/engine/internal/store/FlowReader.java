@@ -255,6 +255,14 @@ public final class FlowReader {
 
   /** Rebuilds the flow of the current row (columns as {@link FlowWriter#COLUMNS}). */
   private Flow build(Connection c, ResultSet r, boolean withContent) throws SQLException, IOException {
+    return row(c, r, withContent).build(spillDir);
+  }
+
+  /**
+   * Everything the current row (columns as {@link FlowWriter#COLUMNS}) holds, not yet a flow: bodies
+   * as {@link StoredBody} (opened only when read, nothing spilled), WebSocket messages with content.
+   */
+  FlowBuilder row(Connection c, ResultSet r, boolean withContent) throws SQLException {
     FlowBuilder b = new FlowBuilder();
     b.id = r.getLong(1);
     b.startedAt = FlowWriter.instant(r.getLong(2));
@@ -291,7 +299,7 @@ public final class FlowReader {
     if (withContent && b.webSocket) {
       messages(c, b);
     }
-    return b.build(spillDir);
+    return b;
   }
 
   private static StoredBody unkept(long size) {

@@ -476,6 +476,16 @@ final class HarEntries {
         return null;
       }
       if (!postData.has("text") && postData.path("params").size() > 0) {
+        String mime = postData.path("mimeType").asText(headers.get("content-type") == null ? ""
+            : headers.get("content-type"));
+        String media = mime.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+        if (!media.isEmpty() && !media.equals("application/x-www-form-urlencoded")) {
+          // params without text for another type (chrome-har writes a JSON body's fields as params):
+          // the bytes cannot be rebuilt; the body counts as seen and not kept
+          ignore("request.postData.params", "only params, no text, for " + media + ": the body is not rebuilt");
+          long size = Math.max(0, wireSize);
+          return size == 0 ? null : new StoredBody(size, true, 0, java.io.InputStream::nullInputStream);
+        }
         StringBuilder form = new StringBuilder();
         Charset cs = charset(postData.path("mimeType").asText(headers.get("content-type")));
         for (JsonNode p : postData.path("params")) {

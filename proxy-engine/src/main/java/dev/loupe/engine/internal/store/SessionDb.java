@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.store;
 
 import dev.loupe.engine.filter.FilterSql;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.engine.session.model.SessionException.Reason;
 import java.io.IOException;
@@ -337,7 +338,7 @@ public final class SessionDb implements AutoCloseable {
     }
   }
 
-  /** Registers the filter functions ({@link FilterSql#FUNCTIONS}) on {@code c}. */
+  /** Registers the filter functions ({@link FilterSql#FUNCTIONS}) and the diff key on {@code c}. */
   static void registerFunctions(Connection c) throws SQLException {
     for (String name : FilterSql.FUNCTIONS) {
       Function.create(c, name, new Function() {
@@ -351,6 +352,13 @@ public final class SessionDb implements AutoCloseable {
         }
       }, Function.FLAG_DETERMINISTIC);
     }
+    // the key session diffs sort by: the same Java function the merge compares with
+    Function.create(c, "loupe_diff_key", new Function() {
+      @Override
+      protected void xFunc() throws SQLException {
+        result(DiffOptions.key(value_text(0), value_text(1), value_text(2)));
+      }
+    }, Function.FLAG_DETERMINISTIC);
   }
 
   @Override
