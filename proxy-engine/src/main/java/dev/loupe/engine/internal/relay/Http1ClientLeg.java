@@ -414,9 +414,11 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
             side.multiplexed() && !(request instanceof LastHttpContent)));
       } else if (c instanceof ExchangeCommand.SendRequestData d) {
         upstream.channel().write(d.payload());
+        rearmResponseTimer();
       } else if (c instanceof ExchangeCommand.SendRequestEnd e) {
         upstream.channel().writeAndFlush(e.trailers().isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
             : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(e.trailers())));
+        rearmResponseTimer();
       } else if (c instanceof ExchangeCommand.SendResponseHead h) {
         if (tier != null && !tier.delivering() && !h.head().informational()) {
           // The origin's final head on an intercepted exchange: collect the response.
@@ -532,6 +534,17 @@ final class Http1ClientLeg extends ChannelInboundHandlerAdapter {
     long delay = responseTimer.arm(ex);
     if (delay >= 0) {
       scheduleResponseWake(delay);
+    }
+  }
+
+  /**
+   * The origin's time to answer counts from the last request byte sent ({@link ResponseTimer}): a
+   * request body still streaming moves the deadline, so a long upload is not cut off by a timeout
+   * meant for a silent origin. Only while the response is awaited (the timer is on this exchange).
+   */
+  private void rearmResponseTimer() {
+    if (responseTimer != null && exchange != null && responseTimer.timed() == exchange) {
+      armResponseTimer(exchange);
     }
   }
 
