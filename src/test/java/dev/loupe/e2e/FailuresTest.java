@@ -241,6 +241,69 @@ class FailuresTest {
     }
   }
 
+  /**
+   * The response timeout counts from the last request byte sent: an upload that takes longer than
+   * the timeout, with a byte sent well within it every time, is relayed whole and answered. (It
+   * used to count from the moment the origin connection was ready, so a long upload was cut off
+   * with a 504 while the client was still sending — and a client that gave up mid-upload was then
+   * recorded as a timeout, not as gone.)
+   */
+  @ParameterizedTest(name = "an upload longer than the response timeout, {0}")
+  @ValueSource(strings = {"http", "https"})
+  void anUploadLongerThanTheResponseTimeoutIsNotCutOff(String scheme) throws Exception {
+    TestOrigin origin = scheme.equals("http") ? http : https;
+    try (ProxyFixture p = ProxyFixture.start(b -> b.responseTimeout(Duration.ofSeconds(2)))) {
+      int chunks = 120; // 16 KiB every 50 ms: 6 s in all, three times the response timeout
+      byte[] body = TestData.bytes(chunks * 16 * 1024);
+      String url = origin.url() + "/sha256?slow-upload=" + scheme;
+      HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+          .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new SlowStream(body, 16 * 1024, 50))).build();
+      HttpResponse<String> r = p.client().send(req, HttpResponse.BodyHandlers.ofString());
+
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo(TestData.sha256(body) + " " + body.length);
+      Flow flow = p.awaitFlow(url);
+      assertThat(flow.state()).isEqualTo(FlowState.COMPLETE);
+      assertThat(flow.error()).isNull();
+    }
+  }
+
+  /** Hands out {@code chunk} bytes of {@code data} per read, pausing {@code gapMs} before each. */
+  private static final class SlowStream extends InputStream {
+    private final byte[] data;
+    private final int chunk;
+    private final long gapMs;
+    private int pos;
+
+    SlowStream(byte[] data, int chunk, long gapMs) {
+      this.data = data;
+      this.chunk = chunk;
+      this.gapMs = gapMs;
+    }
+
+    @Override
+    public int read() {
+      throw new UnsupportedOperationException("bulk reads only");
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (pos == data.length) {
+        return -1;
+      }
+      try {
+        Thread.sleep(gapMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException(e);
+      }
+      int n = Math.min(Math.min(len, chunk), data.length - pos);
+      System.arraycopy(data, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+  }
+
   @Test
   void clientThatDoesNotTrustLoupeGetsHandshakeFailureAndFlowIsRecorded() throws Exception {
     HttpClient untrusting = HttpClient.newBuilder()

@@ -141,12 +141,38 @@ final class Http3TestClient implements AutoCloseable {
     return result;
   }
 
+  /**
+   * A client that gives up mid-upload: a POST promising {@code promised} body bytes, of which
+   * {@code sent} are written, then the stream is cancelled ({@link #cancel}). Completes once the
+   * stream is closed. The work is bounded by {@code sent}, so on a loaded machine the cancel still
+   * follows the request closely (a time-based cancel came seconds late there).
+   */
+  CompletableFuture<Void> sendAndVanish(String path, String authority, long promised, long sent) {
+    CompletableFuture<Void> gone = new CompletableFuture<>();
+    Http3.newRequestStream(quic, new ResponseHandler(new CompletableFuture<>(), s -> {})).addListener(f -> {
+      if (!f.isSuccess()) {
+        gone.completeExceptionally(f.cause());
+        return;
+      }
+      QuicStreamChannel ch = (QuicStreamChannel) f.getNow();
+      ch.closeFuture().addListener(c -> gone.complete(null));
+      ch.write(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers()
+          .method("POST").path(path).authority(authority).scheme("https").setLong("content-length", promised)));
+      BodyWriter w = new BodyWriter(ch, promised);
+      w.stopAt = sent;
+      w.pump();
+    });
+    return gone;
+  }
+
   /** Writes generated body chunks while the stream is writable; resumes on writability. */
   private static final class BodyWriter {
     private static final int CHUNK = 64 * 1024;
     private final QuicStreamChannel stream;
     private final long length;
     private long offset;
+    /** Where the client gives up: at this offset (below the length) the stream is cancelled. */
+    long stopAt = Long.MAX_VALUE;
 
     BodyWriter(QuicStreamChannel stream, long length) {
       this.stream = stream;
@@ -164,7 +190,12 @@ final class Http3TestClient implements AutoCloseable {
 
     void pump() {
       while (offset < length && stream.isActive()) {
-        int n = (int) Math.min(CHUNK, length - offset);
+        if (offset >= stopAt) {
+          stream.flush();
+          cancel(stream);
+          return;
+        }
+        int n = (int) Math.min(CHUNK, Math.min(length, stopAt) - offset);
         ByteBuf b = stream.alloc().buffer(n);
         byte[] tmp = new byte[n];
         TestData.fill(length, offset, tmp, n);

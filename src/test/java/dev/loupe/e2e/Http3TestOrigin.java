@@ -51,7 +51,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and a trailer field {@code x-checksum: abc123}); {@code /early-hints} (a {@code 103} with
  * {@code link: </style.css>; rel=preload}, then 200 "early hints"); faults: {@code /reset} (promises
  * 100000 bytes, sends 1000, resets the stream), {@code /close} (resets the stream without
- * answering), {@code /silent} (never answers). It records every request
+ * answering), {@code /silent} (never answers), {@code /stall} (takes the head, then reads nothing
+ * more until {@link #resumeStalled()}, so a body backs up into the client; then answers
+ * "stalled LENGTH" once the body ends). It records every request
  * ({@link Seen}) and how its stream ended. {@link #vanish()} makes it go silent, as a server that
  * lost power or network would.
  */
@@ -68,6 +70,8 @@ final class Http3TestOrigin implements AutoCloseable {
   /** Once set, every datagram in or out is dropped ({@link #vanish()}). */
   private volatile boolean silent;
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
+  /** Streams a {@code /stall} request stopped reading, until {@link #resumeStalled()}. */
+  private final List<Channel> stalled = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
   /** An {@code Alt-Svc} value every final response head carries from now on, or null. */
   private volatile String altSvc;
@@ -133,6 +137,14 @@ final class Http3TestOrigin implements AutoCloseable {
    * Goes silent, then away: from now on nothing is answered and nothing is sent (no
    * CONNECTION_CLOSE, no stateless reset), and the port is released, so a new origin may bind it.
    */
+  /** Streams that {@code /stall} requests stopped reading start reading again (and see what happened meanwhile). */
+  void resumeStalled() {
+    for (Channel ch : stalled) {
+      ch.eventLoop().execute(() -> ch.config().setAutoRead(true));
+    }
+    stalled.clear();
+  }
+
   void vanish() {
     silent = true;
     close();
@@ -202,6 +214,8 @@ final class Http3TestOrigin implements AutoCloseable {
     private String route;
     private long length;
     private boolean answered;
+    /** A {@code /stall} request: reading stays off until the test resumes it. */
+    private boolean stalledHere;
 
     Route(int connection) {
       this.connection = connection;
@@ -230,6 +244,11 @@ final class Http3TestOrigin implements AutoCloseable {
       if (route.equals("/sha256") && "100-continue".equalsIgnoreCase(headers.get("expect"))) {
         ctx.writeAndFlush(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().status("100")));
       }
+      if (route.equals("/stall")) {
+        stalledHere = true;
+        stalled.add(ctx.channel());
+        ctx.channel().config().setAutoRead(false);
+      }
     }
 
     @Override
@@ -254,7 +273,7 @@ final class Http3TestOrigin implements AutoCloseable {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel().isWritable()) {
+      if (ctx.channel().isWritable() && !stalledHere) {
         ctx.channel().config().setAutoRead(true);
       }
       ctx.fireChannelWritabilityChanged();
@@ -289,6 +308,11 @@ final class Http3TestOrigin implements AutoCloseable {
             .addListener(f -> Http3TestClient.cancel((QuicStreamChannel) ctx.channel()));
       } else if (route.equals("/close")) {
         Http3TestClient.cancel((QuicStreamChannel) ctx.channel());
+      } else if (route.equals("/stall")) {
+        byte[] body = ("stalled " + length).getBytes(StandardCharsets.UTF_8);
+        ctx.write(new DefaultHttp3HeadersFrame(new DefaultHttp3Headers().status("200")
+            .setInt("content-length", body.length)));
+        end(ctx, ctx.writeAndFlush(new DefaultHttp3DataFrame(Unpooled.wrappedBuffer(body))));
       } else if (route.equals("/silent")) {
         return; // the request stays unanswered until the peer gives up
       } else if (route.startsWith("/bytes/")) {

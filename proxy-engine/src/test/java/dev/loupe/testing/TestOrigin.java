@@ -116,6 +116,9 @@ import java.util.function.Predicate;
  *   <li>{@code /reset} — promises 100000 bytes, sends 1000, closes (HTTP/2: resets the stream);
  *       {@code /close} — closes without answering (HTTP/2: resets the stream);
  *   <li>{@code /slow/MS} — answers after MS milliseconds; {@code /ws} — WebSocket echo (HTTP/1.1);
+ *   <li>{@code /stall} — takes the request head and then reads nothing more (HTTP/1.1: the
+ *       connection, HTTP/2: the stream), so a body backs up into the client's buffers and flow
+ *       control, until {@link #resumeStalled()}; then answers "stalled LENGTH" once the body ends;
  *   <li>{@code /goaway} — answers, then (HTTP/2) sends GOAWAY(NO_ERROR) on the connection, which
  *       takes no new streams afterwards; over HTTP/1.1 answers with {@code Connection: close};
  *   <li>{@code /drop-next} — answers (keep-alive), then closes the connection, without a word, when
@@ -209,6 +212,8 @@ public final class TestOrigin implements AutoCloseable {
   private final List<Protocol> offered;
   private final Http2Settings h2Settings;
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
+  /** Channels a {@code /stall} request stopped reading, until {@link #resumeStalled()}. */
+  private final List<Channel> stalled = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger closedConnections = new AtomicInteger();
   private final AtomicInteger resetStreams = new AtomicInteger();
@@ -383,6 +388,14 @@ public final class TestOrigin implements AutoCloseable {
 
   public List<Seen> seen() {
     return seen;
+  }
+
+  /** Channels that {@code /stall} requests stopped reading start reading again (and see what happened meanwhile). */
+  public void resumeStalled() {
+    for (Channel ch : stalled) {
+      ch.eventLoop().execute(() -> ch.config().setAutoRead(true));
+    }
+    stalled.clear();
   }
 
   /** The last request whose URI contains {@code uriPart}, waiting up to 15 s for it to arrive. */
@@ -732,6 +745,11 @@ public final class TestOrigin implements AutoCloseable {
         ctx.close();
         return;
       }
+      if (route.equals("/stall")) {
+        stalled.add(ctx.channel());
+        ctx.channel().config().setAutoRead(false);
+        return;
+      }
       if (route.equals("/ws")) {
         if (h2()) {
           route = "/ws-needs-http1"; // answered 404 at the end: RFC 8441 is not offered here
@@ -887,6 +905,10 @@ public final class TestOrigin implements AutoCloseable {
         ChannelFuture f = ctx.writeAndFlush(res);
         finish(ctx, t, f, true);
         f.addListener(w -> connectionChannel.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR)));
+        return;
+      }
+      if (route.equals("/stall")) {
+        text(ctx, 200, "stalled " + current.length, keepAlive);
         return;
       }
       if (route.startsWith("/slow/")) {

@@ -173,8 +173,10 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
         serverLeg.writeHead(h.head(), codec.request());
       } else if (c instanceof ExchangeCommand.SendRequestData d) {
         serverLeg.write(d.payload());
+        timeout.rearm(exchange);
       } else if (c instanceof ExchangeCommand.SendRequestEnd e) {
         serverLeg.end(e.trailers());
+        timeout.rearm(exchange);
       } else if (c instanceof ExchangeCommand.SendResponseHead h) {
         sendResponseHead(h.head());
       } else if (c instanceof ExchangeCommand.SendResponseData d) {

@@ -38,6 +38,17 @@ final class ResponseTimeout {
     }
   }
 
+  /**
+   * The origin's time to answer counts from the last request byte sent ({@link ResponseTimer}): a
+   * request body still streaming moves the deadline, so a long upload is not cut off by a timeout
+   * meant for a silent origin. Only while the response is awaited (the timer is on {@code ex}).
+   */
+  void rearm(Exchange ex) {
+    if (ex != null && timer.timed() == ex) {
+      arm(ex);
+    }
+  }
+
   /** Stops the timeout (the response started, or the exchange ended). */
   void disarm() {
     timer.disarm();
