@@ -2,11 +2,18 @@ package dev.loupe.e2e;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -96,9 +103,52 @@ class LayeringTest {
   void theUiUsesOnlyTheEnginesPublicPackagesAndIntercept() {
     noClasses().that().resideInAPackage("dev.loupe.ui..")
         .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-            "an engine package other than api, flow, filter, spi, session, intercept",
+            "an engine package other than api, flow, filter, spi, session, intercept, util",
             (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.loupe.engine.")
-                && !c.getPackageName().matches("dev\\.loupe\\.engine\\.(api|flow|filter|session|intercept)(\\..*)?")))
+                && !c.getPackageName().matches("dev\\.loupe\\.engine\\.(api|flow|filter|session|intercept|util)(\\..*)?")))
         .check(classes);
+  }
+
+  /**
+   * No package reaches itself through others, anywhere in Loupe (STYLE.md §5): a type two packages
+   * share goes in a leaf package; the engine's composition root is internal (api.ProxyEngine finds
+   * it as a service), so the public packages import nothing internal.
+   */
+  @Test
+  void noPackageCycles() {
+    slices().matching("dev.loupe.(**)").should().beFreeOfCycles().check(classes);
+  }
+
+  /**
+   * No class in {@code proxy-engine/src/main} passes 600 lines (STYLE.md §5): a class that does a
+   * dozen jobs is split by job before it grows more.
+   */
+  @Test
+  void noEngineClassOver600Lines() throws IOException {
+    Path sources = repositoryRoot().resolve("proxy-engine/src/main/java");
+    List<String> tooLong;
+    try (Stream<Path> files = Files.walk(sources)) {
+      tooLong = files.filter(f -> f.toString().endsWith(".java")).map(f -> {
+        try (Stream<String> lines = Files.lines(f)) {
+          long n = lines.count();
+          return n > 600 ? sources.relativize(f) + " (" + n + " lines)" : null;
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }).filter(java.util.Objects::nonNull).sorted().toList();
+    }
+    assertThat(Files.isDirectory(sources.resolve("dev/loupe/engine/internal/relay"))).as("found the engine sources").isTrue();
+    assertThat(tooLong).as("classes over 600 lines in proxy-engine/src/main; split them by job").isEmpty();
+  }
+
+  /** The repository (tests run in {@code src/test}). */
+  private static Path repositoryRoot() {
+    Path here = Path.of("").toAbsolutePath();
+    for (Path p = here; p != null; p = p.getParent()) {
+      if (Files.isDirectory(p.resolve("proxy-engine/src/main/java"))) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("no proxy-engine/ above " + here);
   }
 }

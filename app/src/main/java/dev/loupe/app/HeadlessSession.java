@@ -11,7 +11,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

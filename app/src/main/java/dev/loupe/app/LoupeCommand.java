@@ -21,7 +21,7 @@ import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
 import dev.loupe.ca.KeyAlgorithm;
 import dev.loupe.ca.LeafCertificate;
-import dev.loupe.engine.api.ByteSizes;
+import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyEngine;

@@ -2,7 +2,7 @@ package dev.loupe.app;
 
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.model.SessionException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -139,7 +139,10 @@ final class HostName {
     return true;
   }
 
-  /** Strict dotted quad (four decimal parts, 0..255), or null. */
+  /**
+   * Strict dotted quad (four decimal parts, 0..255, no leading zeros: "0127" is octal to inet_aton
+   * and 127 to others, so such a host is no literal here), or null.
+   */
   private static byte[] parseIpv4(String s) {
     byte[] out = new byte[4];
     int part = 0;
@@ -147,6 +150,9 @@ final class HostName {
     for (int i = 0; i <= s.length(); i++) {
       char c = i < s.length() ? s.charAt(i) : '.';
       if (c >= '0' && c <= '9') {
+        if (value == 0) {
+          return null; // a leading zero
+        }
         value = (value < 0 ? 0 : value * 10) + (c - '0');
         if (value > 255) {
           return null;

@@ -42,7 +42,8 @@ class HostNameTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4a", "01.2.3.example"})
+  @ValueSource(strings = {"1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4a", "01.2.3.example", "0000000000127.0.0.1",
+      "127.0.0.01", "010.0.0.1"})
   void otherDigitsAndDotsAreNames(String host) {
     assertThat(HostName.parse(host).isIpAddress()).isFalse();
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
+import dev.loupe.app.ctl.ConnectHelp;
 
 /**
  * {@code proxy_status} (where Loupe listens, counts, switches) and {@code connect_client} (how to

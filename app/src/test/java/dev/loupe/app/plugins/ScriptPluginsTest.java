@@ -2,7 +2,7 @@ package dev.loupe.app.plugins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.api.Plugins.PluginInfo;
+import dev.loupe.engine.intercept.Plugins.PluginInfo;
 import dev.loupe.engine.intercept.PluginHost;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,140 +1,56 @@
 package dev.loupe.engine.api;
 
+import dev.loupe.engine.flow.ClientLabels;
+import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.internal.relay.ClientInitializer;
-import dev.loupe.engine.internal.relay.EngineContext;
-import dev.loupe.engine.internal.tls.MitmContexts;
-import dev.loupe.engine.internal.upstream.UpstreamTls;
-import dev.loupe.engine.internal.transport.Transports;
-import dev.loupe.engine.internal.upstream.UpstreamConnector;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
+import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.intercept.Plugins;
+import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.intercept.RequestDraft;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A running Loupe proxy: one listener, its event loops, the upstream pool, and the
- * {@link FlowStore} it records into. Start with {@link #start}, stop with {@link #close()}.
+ * {@link FlowStore} it records into. Start with {@link #start}, stop with {@link #close()}. The
+ * running parts are the engine's ({@link EngineRuntime}, made by its internal bootstrap); this
+ * class is what callers hold.
  *
  * <p>Thread-safe.
  */
 public final class ProxyEngine implements AutoCloseable {
   private final EngineConfig config;
   private final FlowStore store;
-  private final EventLoopGroup boss;
-  private final EventLoopGroup workers;
-  private final ExecutorService blocking;
-  private final UpstreamConnector connector;
-  private final Channel listener;
-  /** Reverse mode: the QUIC (HTTP/3) listener on the same port number, or null. */
-  private final dev.loupe.engine.internal.http3.Http3Listener quic;
-  private final String quicProblem;
-
-  private final dev.loupe.engine.intercept.InterceptService intercept;
-  private final AutoCloseable pluginObserver;
-  private final EngineContext ctx;
-  private final AccessLog accessLog = new AccessLog();
-  /** Regular mode with {@code --socks}: the SOCKS5-only listener, or null. */
-  private final Channel socksListener;
+  private final InterceptService intercept;
+  private final AccessLog accessLog;
+  private final EngineRuntime runtime;
   /** Listeners opened for launched clients, closed with the engine. */
-  private final java.util.Set<ClientListener> clientListeners = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<ClientListener> clientListeners = ConcurrentHashMap.newKeySet();
 
-  private ProxyEngine(EngineConfig config, FlowStore store, dev.loupe.engine.intercept.InterceptService intercept)
-      throws IOException {
-    this.intercept = intercept;
+  private ProxyEngine(EngineConfig config, FlowStore store, InterceptService intercept) throws IOException {
     this.config = config;
     this.store = store;
-    this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
-    this.connector = new UpstreamConnector(UpstreamTls.contexts(config.trustedCas(), config.insecure()),
-        () -> dev.loupe.engine.internal.relay.Http2Codecs.forServerLeg(config), !config.insecure(), blocking,
-        config.connectTimeout(),
-        config.poolIdleTimeout(), config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(),
-        config.limits().maxHeaderSize(), config.limits().maxChunkSize(), config.upstreamProxy());
-    if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.H3) {
-      connector.http3(new dev.loupe.engine.internal.upstream.Http3Upstreams(
-          UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
-          config.connectTimeout(), config.poolIdleTimeout()));
-    } else if (config.upstreamProtocol() == EngineConfig.UpstreamProtocol.AUTO && config.upstreamProxy() == null) {
-      // Alt-Svc discovery; the QUIC pool (native code) is made when an origin first advertises h3.
-      connector.http3Discovery(() -> new dev.loupe.engine.internal.upstream.Http3Upstreams(
-          UpstreamTls.quicClientContext(config.trustedCas(), config.insecure()), !config.insecure(), blocking,
-          config.connectTimeout(), config.poolIdleTimeout()), config.http3HandshakeBudget());
-    }
-    MitmContexts mitm = new MitmContexts(config.certificates(), blocking);
-    EngineContext ctx = new EngineContext(config, store, connector, mitm, blocking, intercept);
-    this.ctx = ctx;
-    this.boss = Transports.newGroup(1, "loupe-accept");
-    this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
-    try {
-      this.listener = bind(config.listen(), config.reverse() == null
-          ? new ClientInitializer(ctx, accessLog, false, false)
-          : new dev.loupe.engine.internal.relay.ReverseInitializer(ctx));
-    } catch (IOException e) {
-      shutdownGroups();
-      throw new IOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
-    }
-    dev.loupe.engine.internal.http3.Http3Listener h3 = null;
-    String problem = null;
-    if (config.reverse() != null) {
-      // UDP on the port the TCP listener got (the real one when 0 was asked for).
-      InetSocketAddress udp = new InetSocketAddress(config.listen().getAddress(), address().getPort());
-      try {
-        h3 = dev.loupe.engine.internal.http3.Http3Listener.bind(workers, udp,
-            new dev.loupe.engine.internal.http3.QuicServerContexts(config.certificates(),
-                config.reverse().certificateHost()),
-            dev.loupe.engine.internal.relay.Http3Streams.reverseConnections(ctx));
-        ctx.altSvc().set("h3=\":" + udp.getPort() + "\"; ma=86400");
-      } catch (IOException | RuntimeException | LinkageError e) {
-        // HTTP/3 is an extra: without it reverse mode still serves TCP, without Alt-Svc.
-        problem = e.getMessage() != null ? e.getMessage() : e.toString();
-      }
-    }
-    this.quic = h3;
-    this.quicProblem = problem;
-    Channel socks = null;
-    if (config.socks() != null && config.reverse() == null) {
-      try {
-        socks = bind(config.socks(), new ClientInitializer(ctx, accessLog, false, true));
-      } catch (IOException e) {
-        close();
-        throw new IOException("cannot listen for SOCKS5 on " + ListenAddress.format(config.socks()) + ": "
-            + e.getMessage(), e);
-      }
-    }
-    this.socksListener = socks;
-    // Observing plugin hooks are fed from the store; the plugins themselves outlive this engine.
-    this.pluginObserver = intercept.plugins().observe(store);
-    intercept.plugins().running();
+    this.intercept = intercept;
+    this.accessLog = new AccessLog();
+    this.runtime = factory().start(config, store, intercept, accessLog);
   }
 
-  private Channel bind(InetSocketAddress at, io.netty.channel.ChannelHandler initializer) throws IOException {
-    try {
-      return new ServerBootstrap()
-          .group(boss, workers)
-          .channel(Transports.serverChannel())
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .option(ChannelOption.SO_REUSEADDR, true)
-          .childOption(ChannelOption.AUTO_READ, false)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-          .childHandler(initializer)
-          .bind(at)
-          .sync()
-          .channel();
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      throw new IOException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
-    }
+  /** The engine's bootstrap, registered as a service of {@code proxy-engine}; loaded once. */
+  private static EngineRuntime.Factory factory() {
+    return Bootstrap.FACTORY;
+  }
+
+  private static final class Bootstrap {
+    static final EngineRuntime.Factory FACTORY = ServiceLoader.load(EngineRuntime.Factory.class,
+        ProxyEngine.class.getClassLoader()).findFirst().orElseThrow(() -> new IllegalStateException(
+            "the engine's bootstrap is missing from the class path (META-INF/services/"
+                + EngineRuntime.Factory.class.getName() + ")"));
   }
 
   /**
@@ -146,31 +62,27 @@ public final class ProxyEngine implements AutoCloseable {
    *             client connected across a restart of the proxy
    */
   public ClientListener openClientListener(String label, int port) throws IOException {
-    if (config.reverse() != null) {
-      throw new IllegalStateException("launched clients need the regular (explicit proxy) mode");
-    }
-    Channel ch = bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port),
-        new ClientInitializer(ctx, accessLog, true, false));
-    InetSocketAddress at = (InetSocketAddress) ch.localAddress();
-    dev.loupe.engine.flow.ClientLabels.put(at, label);
+    EngineRuntime.Bound bound = runtime.bindClientListener(port);
+    InetSocketAddress at = bound.address();
+    ClientLabels.put(at, label);
     ClientListener[] self = new ClientListener[1];
     self[0] = new ClientListener(label, at, () -> {
       clientListeners.remove(self[0]);
-      ch.close().syncUninterruptibly();
-      dev.loupe.engine.flow.ClientLabels.remove(at);
+      bound.close().run();
+      ClientLabels.remove(at);
     });
     clientListeners.add(self[0]);
     return self[0];
   }
 
   /** The listeners open for launched clients. */
-  public java.util.List<ClientListener> clientListeners() {
-    return java.util.List.copyOf(clientListeners);
+  public List<ClientListener> clientListeners() {
+    return List.copyOf(clientListeners);
   }
 
   /** With {@code --socks}: where the SOCKS5-only listener is; else null. */
   public InetSocketAddress socksAddress() {
-    return socksListener == null ? null : (InetSocketAddress) socksListener.localAddress();
+    return runtime.socksAddress();
   }
 
   /** Clients refused for failing proxy authentication. */
@@ -185,52 +97,49 @@ public final class ProxyEngine implements AutoCloseable {
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
   public static ProxyEngine start(EngineConfig config, FlowStore store) throws IOException {
-    return new ProxyEngine(config, store, new dev.loupe.engine.intercept.InterceptService());
+    return new ProxyEngine(config, store, new InterceptService());
   }
 
   /**
    * Like {@link #start(EngineConfig, FlowStore)}, with the rules and breakpoints of {@code intercept}
    * (which outlives this engine: the desktop app restarts engines on a settings change).
    */
-  public static ProxyEngine start(EngineConfig config, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept) throws IOException {
-    return new ProxyEngine(config, store, java.util.Objects.requireNonNull(intercept, "intercept"));
+  public static ProxyEngine start(EngineConfig config, FlowStore store, InterceptService intercept)
+      throws IOException {
+    return new ProxyEngine(config, store, Objects.requireNonNull(intercept, "intercept"));
   }
 
   /**
    * Sends {@code request} from Loupe (replay, composer) over this engine's server leg and records it
-   * as a new flow; see {@link dev.loupe.engine.intercept.Replayer}.
+   * as a new flow; see {@link Replayer}.
    */
-  public java.util.concurrent.CompletionStage<dev.loupe.engine.flow.Flow> replay(
-      dev.loupe.engine.intercept.RequestDraft request, dev.loupe.engine.intercept.Replayer.Protocol protocol,
-      long replayOf) {
-    return dev.loupe.engine.internal.replay.Replays.send(new dev.loupe.engine.internal.replay.Replays.Context(
-        config, store, connector, workers.next(), blocking), request, protocol, replayOf);
+  public CompletionStage<Flow> replay(RequestDraft request, Replayer.Protocol protocol, long replayOf) {
+    return runtime.replay(request, protocol, replayOf);
   }
 
   /** The rules, breakpoints and paused flows this engine consults. */
-  public dev.loupe.engine.intercept.InterceptService intercept() {
+  public InterceptService intercept() {
     return intercept;
   }
 
   /** The bound address (with the real port when 0 was asked for). */
   public InetSocketAddress address() {
-    return (InetSocketAddress) listener.localAddress();
+    return runtime.address();
   }
 
   /** Reverse mode: the UDP address serving HTTP/3 (same port as {@link #address()}), or null. */
   public InetSocketAddress http3Address() {
-    return quic == null ? null : quic.address();
+    return runtime.http3Address();
   }
 
   /** Reverse mode: why there is no HTTP/3 listener (e.g. the UDP port is taken), or null. */
   public String http3Problem() {
-    return quicProblem;
+    return runtime.http3Problem();
   }
 
   /** Open HTTP/3 client connections (reverse mode), for tests and diagnostics. */
   public int http3ClientConnections() {
-    return quic == null ? 0 : quic.connections();
+    return runtime.http3ClientConnections();
   }
 
   public EngineConfig config() {
@@ -243,17 +152,17 @@ public final class ProxyEngine implements AutoCloseable {
 
   /** Idle pooled upstream connections, for tests and diagnostics. */
   public int idleUpstreamConnections() {
-    return connector.idleCount();
+    return runtime.idleUpstreamConnections();
   }
 
   /** Open HTTP/2 connections to origins, for tests and diagnostics. */
   public int http2UpstreamConnections() {
-    return connector.http2Connections();
+    return runtime.http2UpstreamConnections();
   }
 
   /** Open HTTP/3 connections to origins, for tests and diagnostics. */
   public int http3UpstreamConnections() {
-    return connector.http3Connections();
+    return runtime.http3UpstreamConnections();
   }
 
   /**
@@ -261,57 +170,25 @@ public final class ProxyEngine implements AutoCloseable {
    * entry leaves with its last connection.
    */
   public int http3UpstreamOrigins() {
-    return connector.http3Origins();
+    return runtime.http3UpstreamOrigins();
   }
 
   /** Which I/O transport is in use ("epoll" or "nio"). */
   public static String transport() {
-    return Transports.name();
+    return factory().transport();
   }
 
   /** Which TLS implementation is in use ("BoringSSL ..." or "JDK"). */
   public static String tlsProvider() {
-    return dev.loupe.engine.internal.tls.TlsProviders.describe();
+    return factory().tlsProvider();
   }
 
   /** Stops listening, closes every connection and waits (up to a few seconds) for the loops to end. */
   @Override
   public void close() {
-    if (quic != null) {
-      quic.close(); // GOAWAY + CONNECTION_CLOSE (H3_NO_ERROR) to every HTTP/3 client
-    }
     for (ClientListener c : clientListeners) {
       c.close();
     }
-    if (socksListener != null) {
-      socksListener.close().syncUninterruptibly();
-    }
-    listener.close().syncUninterruptibly();
-    connector.closeAll();
-    shutdownGroups();
-    try {
-      if (pluginObserver != null) {
-        pluginObserver.close();
-      }
-    } catch (Exception ignored) {
-      // a subscription's close does not fail
-    }
-  }
-
-  private void shutdownGroups() {
-    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-    boss.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    blocking.shutdownNow();
-  }
-
-  private static ThreadFactory daemon(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+    runtime.close();
   }
 }

@@ -271,7 +271,7 @@ public final class InterceptList<T extends InterceptList.Entry> {
     Path f = file;
     if (f != null) {
       try {
-        dev.loupe.engine.api.AtomicFiles.write(f, toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        dev.loupe.engine.util.AtomicFiles.write(f, toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8));
       } catch (IOException e) {
         System.err.println("loupe: could not save " + f + ": " + e.getMessage());
       }

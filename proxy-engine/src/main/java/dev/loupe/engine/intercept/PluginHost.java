@@ -1,6 +1,5 @@
 package dev.loupe.engine.intercept;
 
-import dev.loupe.engine.api.Plugins;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.spi.ContentView;

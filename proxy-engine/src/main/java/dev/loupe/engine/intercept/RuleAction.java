@@ -148,7 +148,7 @@ public sealed interface RuleAction {
 
     @Override
     public String describe() {
-      return "Throttle " + (bytesPerSecond == 0 ? "" : dev.loupe.engine.api.ByteSizes.format(bytesPerSecond) + "/s")
+      return "Throttle " + (bytesPerSecond == 0 ? "" : dev.loupe.engine.util.ByteSizes.format(bytesPerSecond) + "/s")
           + (latencyMillis == 0 ? "" : (bytesPerSecond == 0 ? "" : " + ") + latencyMillis + " ms");
     }
   }

@@ -1,5 +1,7 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.ImportReport;
+import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.DiffOptions;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,5 +1,6 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.DiffOptions;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

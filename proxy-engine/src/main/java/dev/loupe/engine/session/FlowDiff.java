@@ -1,5 +1,7 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.FlowDigest;
+import dev.loupe.engine.session.model.DiffOptions;
 import java.util.List;
 import java.util.Objects;
 

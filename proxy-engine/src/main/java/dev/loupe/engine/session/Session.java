@@ -1,5 +1,7 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.DigestSource;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
@@ -22,6 +24,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
+import dev.loupe.engine.session.model.FlowSummary;
+import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.session.model.ImportReport;
+import dev.loupe.engine.session.model.SessionException;
 
 /**
  * A session file ({@code .loupe}, an SQLite database in WAL mode) open for recording and reading:

@@ -1,5 +1,10 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.session.model.FlowDigest;
+import dev.loupe.engine.session.model.DigestSource;
+import dev.loupe.engine.session.model.BodyDigest;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.flow.Headers;
 import java.io.IOException;
 import java.util.ArrayList;

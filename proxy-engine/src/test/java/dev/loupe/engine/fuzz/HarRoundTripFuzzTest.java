@@ -56,6 +56,12 @@ class HarRoundTripFuzzTest {
     String target = "/" + data.consumeString(80);
     List<Headers.Field> requestFields = fields(data);
     List<Headers.Field> responseFields = fields(data);
+    // The body the oracle expects follows from the one Content-Type and Content-Encoding chosen
+    // below; a fuzzed second one (say "Content-Encoding: x" before "gzip") stacks codings Loupe
+    // rightly leaves encoded, which is another oracle's business (found by scripts/fuzz-long.sh).
+    requestFields.removeIf(f -> f.name().strip().equalsIgnoreCase("content-type"));
+    responseFields.removeIf(f -> f.name().strip().equalsIgnoreCase("content-type")
+        || f.name().strip().equalsIgnoreCase("content-encoding"));
     String requestType = data.pickValue(TYPES);
     String responseType = data.pickValue(TYPES);
     String coding = data.pickValue(CODINGS);

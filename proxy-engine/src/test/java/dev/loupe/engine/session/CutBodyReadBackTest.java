@@ -1,5 +1,6 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.ImportReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.Filter;

@@ -1,5 +1,6 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.FlowDigest;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;

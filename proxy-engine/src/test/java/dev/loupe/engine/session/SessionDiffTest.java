@@ -1,5 +1,9 @@
 package dev.loupe.engine.session;
 
+import dev.loupe.engine.session.model.FlowDigest;
+import dev.loupe.engine.session.model.DigestSource;
+import dev.loupe.engine.session.model.BodyDigest;
+import dev.loupe.engine.session.model.DiffOptions;
 import static dev.loupe.engine.session.DiffFlows.get;
 import static dev.loupe.engine.session.DiffFlows.gzip;
 import static dev.loupe.engine.session.DiffFlows.request;

@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import dev.loupe.engine.session.model.FlowSummary;
+import dev.loupe.engine.session.model.SortKey;
 
 /**
  * Flows with every field the model has (H1, H2, H3, WebSocket, tunnel, changed by rules, replayed,

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import dev.loupe.engine.session.model.SortKey;
 
 /**
  * The store answers every filter exactly as {@link Filter#test} does on the flows themselves: the

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loupe.engine.api.AtomicFiles;
+import dev.loupe.engine.util.AtomicFiles;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.engine.intercept.RequestDraft;

@@ -11,7 +11,7 @@ import dev.loupe.ui.detail.BodyInput;
 import dev.loupe.ui.detail.BodyViewModel;
 import dev.loupe.ui.detail.HeaderRow;
 import dev.loupe.ui.detail.HexDump;
-import dev.loupe.ui.detail.JsonDocument;
+import dev.loupe.ui.body.JsonDocument;
 import dev.loupe.ui.flows.FlowRow;
 import java.io.IOException;
 import java.nio.ByteBuffer;

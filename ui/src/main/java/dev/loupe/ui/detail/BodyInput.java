@@ -3,6 +3,7 @@ package dev.loupe.ui.detail;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Headers;
 import java.io.ByteArrayInputStream;
+import dev.loupe.ui.body.ContentDecoder;
 
 /**
  * What a body view is asked to show: where its captured bytes come from and what the message said

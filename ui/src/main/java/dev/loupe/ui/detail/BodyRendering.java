@@ -1,10 +1,13 @@
 package dev.loupe.ui.detail;
 
-import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
+import dev.loupe.ui.body.JsonDocument.JsonTreeNode;
 import dev.loupe.ui.flows.FlowRow;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
+import dev.loupe.ui.body.ContentType;
+import dev.loupe.ui.body.JsonDocument;
+import dev.loupe.ui.body.DecodedBody;
 
 /**
  * A body made ready for one viewer, computed off the UI thread: what the view shows, nothing it

@@ -1,7 +1,7 @@
 package dev.loupe.ui.detail;
 
 import dev.loupe.spi.ContentView;
-import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
+import dev.loupe.ui.body.JsonDocument.JsonTreeNode;
 import dev.loupe.ui.flows.FlowRow;
 import java.io.ByteArrayInputStream;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.loupe.ui.detail;
 
 import dev.loupe.spi.ContentView;
 import dev.loupe.ui.common.FxThread;
-import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
+import dev.loupe.ui.body.JsonDocument.JsonTreeNode;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -16,6 +16,9 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import dev.loupe.ui.body.ContentType;
+import dev.loupe.ui.body.ContentDecoder;
+import dev.loupe.ui.body.DecodedBody;
 
 /**
  * One body viewer's state: the chosen viewer ({@link #modeProperty()}, {@link ViewerMode#AUTO} by

@@ -17,6 +17,8 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import dev.loupe.ui.body.ContentType;
+import dev.loupe.ui.body.ContentDecoder;
 
 /**
  * One side of a flow, the request or the response: its header table (with 1xx heads, query

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import dev.loupe.ui.body.ContentType;
 
 /**
  * Splits a {@code multipart/*} body into its parts (RFC 2046 §5.1.1; {@code multipart/form-data}

@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.spi.ContentView;
 import java.util.ArrayList;
 import java.util.List;
+import dev.loupe.ui.body.DecodedBody;
 
 /**
  * Plugin content views on a body, off the UI thread: which ones accept it, and one's rendering.

@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import java.nio.charset.Charset;
 import java.util.List;
+import dev.loupe.ui.body.ContentType;
 
 /**
  * A message as HTTP/1.1-style text, whatever version carried it: start line, header fields, an

@@ -2,6 +2,7 @@ package dev.loupe.ui.detail;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import dev.loupe.ui.body.ContentType;
 
 /**
  * Which viewer and which syntax fit a body: by its media type first, by its first bytes when the

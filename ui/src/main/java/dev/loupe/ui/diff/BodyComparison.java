@@ -1,7 +1,7 @@
 package dev.loupe.ui.diff;
 
-import dev.loupe.ui.detail.ContentType;
-import dev.loupe.ui.detail.JsonDocument;
+import dev.loupe.ui.body.ContentType;
+import dev.loupe.ui.body.JsonDocument;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;

@@ -4,8 +4,8 @@ import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.ui.detail.ContentDecoder;
-import dev.loupe.ui.detail.DecodedBody;
+import dev.loupe.ui.body.ContentDecoder;
+import dev.loupe.ui.body.DecodedBody;
 import java.io.IOException;
 
 /**

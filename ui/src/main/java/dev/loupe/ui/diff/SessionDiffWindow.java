@@ -1,7 +1,7 @@
 package dev.loupe.ui.diff;
 
 import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.DiffOptions;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.session.FlowDiff;
 import java.nio.file.Path;
 import java.util.Locale;

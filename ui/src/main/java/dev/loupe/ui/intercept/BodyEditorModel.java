@@ -1,6 +1,6 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.ui.detail.JsonDocument;
+import dev.loupe.ui.body.JsonDocument;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

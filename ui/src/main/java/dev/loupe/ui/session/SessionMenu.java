@@ -2,10 +2,10 @@ package dev.loupe.ui.session;
 
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.DiffOptions;
-import dev.loupe.engine.session.ImportReport;
+import dev.loupe.engine.session.model.DiffOptions;
+import dev.loupe.engine.session.model.ImportReport;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.common.FxThread;
 import dev.loupe.ui.diff.SessionDiffWindow;
 import java.io.File;

@@ -19,6 +19,8 @@ import java.util.zip.DeflaterOutputStream;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.loupe.ui.body.ContentDecoder;
+import dev.loupe.ui.body.DecodedBody;
 
 /** Real encoders' output (JDK zip, brotli4j, zstd-jni) decoded back; bombs and faults bounded. */
 class ContentDecoderTest {

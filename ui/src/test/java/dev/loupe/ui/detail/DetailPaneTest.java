@@ -39,6 +39,7 @@ import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
+import dev.loupe.ui.body.JsonDocument;
 
 /**
  * The pane on headless Monocle, showing flows of real traffic: a JDK HTTP server answers gzip JSON

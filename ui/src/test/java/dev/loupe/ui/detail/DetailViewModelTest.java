@@ -24,6 +24,7 @@ import java.util.Queue;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.loupe.ui.body.JsonDocument;
 
 /** The detail view model without a display: flows built through the engine's setters. */
 class DetailViewModelTest {

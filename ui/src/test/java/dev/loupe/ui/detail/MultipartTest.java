@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import dev.loupe.ui.body.ContentType;
 
 /**
  * Multipart bodies as browsers and {@code curl -F} send them (CRLF, quoted parameters, binary

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loupe.ui.detail.FormUrlEncoded.Param;
-import dev.loupe.ui.detail.JsonDocument.JsonTreeNode;
+import dev.loupe.ui.body.JsonDocument.JsonTreeNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import dev.loupe.ui.body.ContentType;
+import dev.loupe.ui.body.JsonDocument;
 
 /** Content types, viewer choice, JSON, forms and hex. */
 class ParsingTest {

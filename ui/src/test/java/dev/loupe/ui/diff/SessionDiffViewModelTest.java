@@ -9,7 +9,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.DiffOptions;
+import dev.loupe.engine.session.model.DiffOptions;
 import dev.loupe.engine.session.FlowDiff;
 import dev.loupe.engine.session.Session;
 import java.nio.ByteBuffer;

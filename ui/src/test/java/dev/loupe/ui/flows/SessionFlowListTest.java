@@ -9,7 +9,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SortKey;
+import dev.loupe.engine.session.model.SortKey;
 import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.api.Plugins;
-import dev.loupe.engine.api.Plugins.PluginInfo;
+import dev.loupe.engine.intercept.Plugins;
+import dev.loupe.engine.intercept.Plugins.PluginInfo;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.intercept.PluginHost;
 import dev.loupe.spi.ContentView;

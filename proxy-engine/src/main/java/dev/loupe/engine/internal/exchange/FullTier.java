@@ -1,6 +1,6 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.api.ByteSizes;
+import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;

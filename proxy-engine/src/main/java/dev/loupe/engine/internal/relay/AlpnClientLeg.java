@@ -7,6 +7,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,7 +31,7 @@ import javax.net.ssl.SSLSession;
 
 /**
  * Sits behind the client-side TLS handshake of an intercepted tunnel and installs the protocol the
- * client chose by ALPN: HTTP/2 (one {@link Http1ClientLeg} per stream, through Netty's
+ * client chose by ALPN: HTTP/2 (one {@link ClientLeg} per stream, through Netty's
  * frame-to-message adapter, so every version feeds the same exchange) or HTTP/1.1. A failed
  * handshake (typically: the client does not trust the Loupe CA) is recorded as a flow.
  *
@@ -66,11 +67,11 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
       return;
     }
     p.addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-    p.addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine,
+    p.addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine,
         new ClientSide(scheme, host, port, tls, "HTTP/1.1", false)));
   }
 
-  /** Makes {@code ch} an HTTP/2 server connection: one {@link Http1ClientLeg} per stream. */
+  /** Makes {@code ch} an HTTP/2 server connection: one {@link ClientLeg} per stream. */
   static void installHttp2(EngineContext engine, Channel ch, ClientSide side) {
     ChannelPipeline p = ch.pipeline();
     FlushCoalescer.install(ch); // response frames of all streams leave in batched writes
@@ -83,7 +84,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
         stream.config().setOption(ChannelOption.AUTO_READ, false);
         stream.pipeline()
             .addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true))
-            .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, side));
+            .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
       }
     }));
     // Raise the connection window too: initialWindowSize only sets the per-stream windows.
@@ -113,9 +114,9 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol("HTTP/1.1");
-    flow.clientConnection(new ConnectionInfo(Http1ClientLeg.connectionId(ch), (InetSocketAddress) ch.remoteAddress(),
+    flow.clientConnection(new ConnectionInfo(ConnectionIds.of(ch), (InetSocketAddress) ch.remoteAddress(),
         (InetSocketAddress) ch.localAddress(), null, false));
-    flow.request(new RequestHead("CONNECT", scheme, host, port, Http1ClientLeg.authority(host, port), "HTTP/1.1",
+    flow.request(new RequestHead("CONNECT", scheme, host, port, RequestHeads.authority(host, port), "HTTP/1.1",
         Headers.EMPTY));
     flow.timings().requestStart(System.nanoTime());
     engine.store().add(flow);

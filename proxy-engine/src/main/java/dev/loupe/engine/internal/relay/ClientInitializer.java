@@ -30,6 +30,6 @@ public final class ClientInitializer extends ChannelInitializer<SocketChannel> {
     ch.pipeline()
         .addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()))
         .addLast(ProxyGate.NAME, new ProxyGate(engine, accessLog, launchedClient)) // auth, loupe.setup
-        .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, ClientSide.explicitProxy()));
+        .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, ClientSide.explicitProxy()));
   }
 }

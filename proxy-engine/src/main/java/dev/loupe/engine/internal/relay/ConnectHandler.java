@@ -63,6 +63,22 @@ final class ConnectHandler extends ChannelInboundHandlerAdapter {
     this.awaitingEnd = !requestEnded;
   }
 
+  /**
+   * Puts a handler for {@code target} in the place of the client leg at {@code legCtx}: hands it
+   * what the leg had queued ({@code queued}: the rest of the CONNECT message, or what the client sent
+   * behind it) and removes the leg.
+   */
+  static void takeOver(ChannelHandlerContext legCtx, EngineContext engine, ConnectionInfo clientInfo,
+      RequestTargets.Authority target, boolean http10, boolean requestEnded, java.util.Queue<Object> queued) {
+    ChannelPipeline p = legCtx.pipeline();
+    p.addAfter(legCtx.name(), "connect", new ConnectHandler(engine, clientInfo, target, http10, requestEnded));
+    Object m;
+    while ((m = queued.poll()) != null) {
+      legCtx.fireChannelRead(m);
+    }
+    p.remove(legCtx.handler());
+  }
+
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;

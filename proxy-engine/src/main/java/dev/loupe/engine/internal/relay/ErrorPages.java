@@ -40,4 +40,16 @@ final class ErrorPages {
     }
     return r;
   }
+
+  /** What a decoder's failure says of a malformed request, for the page and the flow. */
+  static String reason(Throwable cause) {
+    if (cause == null) {
+      return "malformed request";
+    }
+    String m = cause.getMessage();
+    if (cause instanceof io.netty.handler.codec.TooLongFrameException) {
+      return m == null ? "request head too large" : m;
+    }
+    return m == null || m.isBlank() ? cause.getClass().getSimpleName() : m;
+  }
 }

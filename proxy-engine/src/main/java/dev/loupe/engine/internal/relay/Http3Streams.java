@@ -31,7 +31,7 @@ import javax.net.ssl.SSLSession;
 
 /**
  * The HTTP/3 client leg: every request stream of a QUIC connection becomes one
- * {@link Http1ClientLeg} behind Netty's {@link Http3FrameToHttpObjectCodec} — the same shape as
+ * {@link ClientLeg} behind Netty's {@link Http3FrameToHttpObjectCodec} — the same shape as
  * HTTP/2 (one leg per stream through a frame-to-message adapter), so HTTP/3 requests run through
  * the same {@link dev.loupe.engine.internal.exchange.Exchange} to HTTP/1.1 and HTTP/2 origins.
  *
@@ -83,7 +83,7 @@ public final class Http3Streams {
                 .addLast("h3-guard", new StreamGuard())
                 .addLast("h3-to-http", new Http3FrameToHttpObjectCodec(true))
                 .addLast("h3-stream", new StreamAdapter())
-                .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, side));
+                .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
           }
         }));
       }

@@ -60,7 +60,7 @@ public final class ReverseInitializer extends ChannelInitializer<SocketChannel> 
             new ClientSide(target.scheme(), target.host(), target.port(), null, "HTTP/2", true));
       } else {
         p.addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-        p.addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine,
+        p.addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine,
             new ClientSide(target.scheme(), target.host(), target.port(), null, "HTTP/1.1", false)));
       }
       p.remove(this); // hands the bytes read so far to what was just installed

@@ -275,7 +275,7 @@ final class Socks5Handler extends ByteToMessageDecoder {
 
   private void connect(ChannelHandlerContext ctx, String host, int port) {
     ChannelPipeline p = ctx.pipeline();
-    ConnectionInfo client = new ConnectionInfo(Http1ClientLeg.connectionId(ctx.channel()),
+    ConnectionInfo client = new ConnectionInfo(dev.loupe.engine.internal.transport.ConnectionIds.of(ctx.channel()),
         (InetSocketAddress) ctx.channel().remoteAddress(), (InetSocketAddress) ctx.channel().localAddress(), null,
         false);
     if (SetupPage.isSetupHost(host)) {

@@ -89,7 +89,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
   private void interceptCleartext(ChannelHandlerContext ctx, ByteBuf first) {
     ChannelPipeline p = ctx.pipeline();
     p.addAfter(ctx.name(), Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(engine.config().limits()));
-    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new Http1ClientLeg(engine,
+    p.addAfter(Pipelines.HTTP_SERVER_CODEC, Pipelines.CLIENT_LEG, new ClientLeg(engine,
         new ClientSide("http", host, port, null, "HTTP/1.1", false)));
     p.remove(this);
     p.fireChannelRead(first);

@@ -40,7 +40,7 @@ final class TunnelRelay extends PeerRelay {
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(client);
     flow.timings().requestStart(System.nanoTime());
-    String authority = Http1ClientLeg.authority(host, port);
+    String authority = RequestHeads.authority(host, port);
     flow.request(new RequestHead("CONNECT", "https", host, port, authority, "HTTP/1.1", Headers.EMPTY));
     engine.store().add(flow);
     return flow;

@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.store;
 
 import dev.loupe.engine.filter.FilterSql;
-import dev.loupe.engine.session.DiffOptions;
-import dev.loupe.engine.session.SessionException;
-import dev.loupe.engine.session.SessionException.Reason;
+import dev.loupe.engine.session.model.DiffOptions;
+import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.session.model.SessionException.Reason;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

@@ -8,8 +8,20 @@ public final class ConnectionIds {
 
   private ConnectionIds() {}
 
+  private static final io.netty.util.AttributeKey<Long> ID = io.netty.util.AttributeKey.valueOf("loupe.connection.id");
+
   public static long next() {
     return NEXT.getAndIncrement();
+  }
+
+  /** The id of a client connection, given on first use; all its HTTP/2 or HTTP/3 streams share it. */
+  public static long of(io.netty.channel.Channel connection) {
+    Long id = connection.attr(ID).get();
+    if (id == null) {
+      id = next();
+      connection.attr(ID).set(id);
+    }
+    return id;
   }
 
   /** A QUIC connection's own connection id in hex (its local address names it), or null. */

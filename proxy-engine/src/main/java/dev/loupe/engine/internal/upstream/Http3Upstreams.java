@@ -381,7 +381,7 @@ public final class Http3Upstreams {
         // no chain
       }
     }
-    return new TlsInfo(UpstreamConnector.isIpLiteral(host) ? null : host, s == null ? "TLSv1.3" : s.getProtocol(),
+    return new TlsInfo(Dialer.isIpLiteral(host) ? null : host, s == null ? "TLSv1.3" : s.getProtocol(),
         s == null ? null : s.getCipherSuite(), "h3", chain, verified);
   }
 

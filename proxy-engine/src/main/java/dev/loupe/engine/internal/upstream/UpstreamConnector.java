@@ -1,112 +1,95 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.transport.ConnectionIds;
-import dev.loupe.engine.internal.transport.Transports;
-
-import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.TlsInfo;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.handler.proxy.HttpProxyHandler;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.resolver.NoopAddressResolverGroup;
-import io.netty.util.AttributeKey;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import java.net.ConnectException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateException;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
+import java.util.function.Supplier;
 
 /**
- * Opens and pools server-leg connections. A connection lives on the event loop of the client leg
- * that asked for it (no thread hops while relaying), so each event loop has its own pool, touched
- * only from that loop. Idle pooled connections keep a read pending so a close by the origin is
- * noticed, and are closed after the idle timeout.
- *
- * <p>Setup steps are timed on the flow: DNS (on a blocking executor), TCP connect, TLS handshake.
- * Failures become {@link FlowError}s naming the cause and the host.
+ * Server-leg connections, whatever the protocol: {@link #acquire} gives an exchange a connection
+ * (an HTTP/1.1 connection, an HTTP/2 or HTTP/3 stream) to its origin, {@link #release} takes it
+ * back. A connection lives on the event loop of the client leg that asked for it (no thread hops
+ * while relaying), so each loop has its own pools, touched only from that loop: {@link Http1Pool},
+ * {@link Http2Upstreams}, {@link Http3Upstreams}. New connections come from the {@link Dialer}
+ * (DNS, TCP, the upstream proxy, TLS); Alt-Svc discovery ({@link AltSvcCache}) may send an https
+ * exchange over HTTP/3. Setup steps are timed on the flow; failures become {@link FlowError}s
+ * naming the cause and the host ({@link UpstreamErrors}).
  */
 public final class UpstreamConnector {
   /** The handler that currently owns a pooled channel's events; swapped per exchange. */
   public static final String LEG = "server-leg";
   public static final String CODEC = "http-client-codec";
-  public static final String TLS = "tls";
-  /** When a pooled connection was parked (System.nanoTime()). */
-  private static final AttributeKey<Long> IDLE_SINCE = AttributeKey.valueOf("loupe.idle-since");
+  public static final String TLS = Dialer.TLS;
+
+  /** Outcome of {@link #acquire}: a connection, or the error that prevented it. */
+  public record Result(UpstreamConnection connection, FlowError error) {}
+
+  /** The TLS client contexts by ALPN offer. */
+  public record UpstreamTlsContexts(SslContext h1, SslContext h2OrH1, SslContext h2Only) {}
+
+  /**
+   * What the server leg may speak: HTTP/1.1 only, HTTP/2 only, HTTP/2 when the origin agrees, or
+   * HTTP/3 (QUIC) only.
+   */
+  public enum Want { H1, H2, H2_OR_H1, H3 }
 
   private final SslContext tls;
   private final SslContext tlsOfferingH2;
   private final SslContext tlsH2Only;
-  private final java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec;
-  private final Http2Upstreams h2 = new Http2Upstreams();
-  /** Origins that answered ALPN with http/1.1 (or nothing): not offered h2 again. Bounded. */
-  private final Map<String, Boolean> h1Only = new ConcurrentHashMap<>();
-  private final Executor dnsExecutor;
-  private final Duration connectTimeout;
-  private final Duration idleTimeout;
-  private final int maxIdlePerOrigin;
+  private final Supplier<Http2FrameCodec> h2Codec;
   private final int maxInitialLine;
   private final int maxHeaderSize;
   private final int maxChunkSize;
-  private final boolean verified;
-  private final Map<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> pools = new ConcurrentHashMap<>();
-  /** Event loops whose idle sweep is scheduled. */
-  private final java.util.Set<EventLoop> sweeping = ConcurrentHashMap.newKeySet();
+  private final PredialedConnections predialed = new PredialedConnections();
+  private final Dialer dialer;
+  private final Http1Pool h1;
+  private final Http2Upstreams h2 = new Http2Upstreams();
+  /** Origins that answered ALPN with http/1.1 (or nothing): not offered h2 again. Bounded. */
+  private final Map<String, Boolean> h1Only = new ConcurrentHashMap<>();
 
-  /** Every origin connection tunnels through this HTTP proxy (CONNECT), or null. */
-  private final dev.loupe.engine.api.EngineConfig.UpstreamProxy upstreamProxy;
+  /** The HTTP/3 pool, when the engine has one (see {@link #http3(Http3Upstreams)}). */
+  private volatile Http3Upstreams h3;
+  /** Origins' advertised HTTP/3 alternatives and broken marks (discovery on). */
+  private final AltSvcCache altSvc = new AltSvcCache();
+  /** Discovery: the QUIC handshake budget before falling back to TCP; null when discovery is off. */
+  private volatile Duration h3Budget;
+  private Supplier<Http3Upstreams> h3Factory;
+  /** Why the HTTP/3 pool could not be made (no native QUIC for this platform...), or null. */
+  private volatile String h3Unavailable;
 
-  public UpstreamConnector(UpstreamTlsContexts tls, java.util.function.Supplier<io.netty.handler.codec.http2.Http2FrameCodec> h2Codec,
-      boolean verified, Executor dnsExecutor, Duration connectTimeout,
-      Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine, int maxHeaderSize, int maxChunkSize,
-      dev.loupe.engine.api.EngineConfig.UpstreamProxy upstreamProxy) {
-    this.upstreamProxy = upstreamProxy;
+  public UpstreamConnector(UpstreamTlsContexts tls, Supplier<Http2FrameCodec> h2Codec, boolean verified,
+      Executor dnsExecutor, Duration connectTimeout, Duration idleTimeout, int maxIdlePerOrigin, int maxInitialLine,
+      int maxHeaderSize, int maxChunkSize, EngineConfig.UpstreamProxy upstreamProxy) {
     this.tls = tls.h1();
     this.tlsOfferingH2 = tls.h2OrH1();
     this.tlsH2Only = tls.h2Only();
     this.h2Codec = h2Codec;
-    this.verified = verified;
-    this.dnsExecutor = dnsExecutor;
-    this.connectTimeout = connectTimeout;
-    this.idleTimeout = idleTimeout;
-    this.maxIdlePerOrigin = maxIdlePerOrigin;
     this.maxInitialLine = maxInitialLine;
     this.maxHeaderSize = maxHeaderSize;
     this.maxChunkSize = maxChunkSize;
+    this.dialer = new Dialer(dnsExecutor, connectTimeout, verified, upstreamProxy, predialed);
+    this.h1 = new Http1Pool(idleTimeout, maxIdlePerOrigin);
   }
 
-  private final PredialedConnections predialed = new PredialedConnections();
+  public static String key(String scheme, String host, int port) {
+    return scheme + "://" + host + ":" + port;
+  }
+
+  // ---- connections dialled ahead for an eager CONNECT ----------------------------------------
 
   /**
    * Parks a raw connection dialled for an intercepted CONNECT (eager strategy): the next dial to
@@ -128,45 +111,19 @@ public final class UpstreamConnector {
   public boolean hasPooled(EventLoop loop, String host, int port) {
     for (String scheme : new String[] {"https", "http"}) {
       String k = key(scheme, host, port);
-      ArrayDeque<UpstreamConnection> idle = pool(loop).get(k);
-      if (idle != null && !idle.isEmpty() || h2.hasConnection(loop, k)) {
+      if (h1.hasIdle(loop, k) || h2.hasConnection(loop, k)) {
         return true;
       }
     }
     return false;
   }
 
-  public static String key(String scheme, String host, int port) {
-    return scheme + "://" + host + ":" + port;
-  }
-
-  /** Outcome of {@link #acquire}: a connection, or the error that prevented it. */
-  public record Result(UpstreamConnection connection, FlowError error) {}
-
-  /** The TLS client contexts by ALPN offer. */
-  public record UpstreamTlsContexts(SslContext h1, SslContext h2OrH1, SslContext h2Only) {}
-
-  /**
-   * What the server leg may speak: HTTP/1.1 only, HTTP/2 only, HTTP/2 when the origin agrees, or
-   * HTTP/3 (QUIC) only.
-   */
-  public enum Want { H1, H2, H2_OR_H1, H3 }
-
-  /** The HTTP/3 pool, when the engine has one (see {@link #http3(dev.loupe.engine.internal.upstream.Http3Upstreams)}). */
-  private volatile dev.loupe.engine.internal.upstream.Http3Upstreams h3;
+  // ---- HTTP/3 and Alt-Svc discovery ----------------------------------------------------------
 
   /** Enables {@link Want#H3}. Call once, before the first acquire. */
-  public void http3(dev.loupe.engine.internal.upstream.Http3Upstreams pool) {
+  public void http3(Http3Upstreams pool) {
     this.h3 = pool;
   }
-
-  /** Origins' advertised HTTP/3 alternatives and broken marks (discovery on). */
-  private final dev.loupe.engine.internal.upstream.AltSvcCache altSvc = new dev.loupe.engine.internal.upstream.AltSvcCache();
-  /** Discovery: the QUIC handshake budget before falling back to TCP; null when discovery is off. */
-  private volatile Duration h3Budget;
-  private java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> h3Factory;
-  /** Why the HTTP/3 pool could not be made (no native QUIC for this platform...), or null. */
-  private volatile String h3Unavailable;
 
   /**
    * Enables Alt-Svc discovery ({@code --upstream-protocol auto}): {@link #advertised} remembers
@@ -174,13 +131,12 @@ public final class UpstreamConnector {
    * tries HTTP/3 for them, falling back to TCP when QUIC is not up within {@code handshakeBudget}.
    * The pool is made on first use. Call once, before the first acquire.
    */
-  public void http3Discovery(java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> factory,
-      Duration handshakeBudget) {
+  public void http3Discovery(Supplier<Http3Upstreams> factory, Duration handshakeBudget) {
     this.h3Factory = factory;
     this.h3Budget = handshakeBudget;
   }
 
-  private synchronized dev.loupe.engine.internal.upstream.Http3Upstreams discoveryPool() {
+  private synchronized Http3Upstreams discoveryPool() {
     if (h3 == null && h3Unavailable == null) {
       try {
         h3 = h3Factory.get();
@@ -197,11 +153,9 @@ public final class UpstreamConnector {
    * else one made by {@code fallback} and kept (so {@link #closeAll()} closes it). Null when QUIC
    * cannot be used on this platform; {@link #http3Unavailable()} says why.
    */
-  public synchronized dev.loupe.engine.internal.upstream.Http3Upstreams http3Pool(
-      java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> fallback) {
+  public synchronized Http3Upstreams http3Pool(Supplier<Http3Upstreams> fallback) {
     if (h3 == null && h3Unavailable == null) {
-      java.util.function.Supplier<dev.loupe.engine.internal.upstream.Http3Upstreams> make =
-          h3Factory != null ? h3Factory : fallback;
+      Supplier<Http3Upstreams> make = h3Factory != null ? h3Factory : fallback;
       try {
         h3 = make.get();
       } catch (RuntimeException | LinkageError e) {
@@ -233,8 +187,15 @@ public final class UpstreamConnector {
         // RFC 9111 §5.1: an invalid Age is ignored
       }
     }
-    altSvc.advertised(key, dev.loupe.engine.internal.upstream.AltSvc.parse(altSvcValues), ageSeconds, System.nanoTime());
+    altSvc.advertised(key, AltSvc.parse(altSvcValues), ageSeconds, System.nanoTime());
   }
+
+  /** Origins the Alt-Svc cache remembers, for tests. */
+  public int altSvcOrigins() {
+    return altSvc.size();
+  }
+
+  // ---- acquire and release -------------------------------------------------------------------
 
   /**
    * {@link #acquire(EventLoop, String, String, int, Flow, Want)}, first over HTTP/3 when
@@ -256,7 +217,7 @@ public final class UpstreamConnector {
       flow.http3Status(choice.reason());
       return acquire(loop, scheme, host, port, flow, want);
     }
-    dev.loupe.engine.internal.upstream.Http3Upstreams pool = discoveryPool();
+    Http3Upstreams pool = discoveryPool();
     if (pool == null) {
       flow.http3Status("QUIC unavailable: " + h3Unavailable);
       return acquire(loop, scheme, host, port, flow, want);
@@ -281,11 +242,6 @@ public final class UpstreamConnector {
       acquire(loop, scheme, host, port, flow, want).addListener(t -> promise.trySuccess((Result) t.getNow()));
     });
     return promise;
-  }
-
-  /** Origins the Alt-Svc cache remembers, for tests. */
-  public int altSvcOrigins() {
-    return altSvc.size();
   }
 
   /** {@link #acquire(EventLoop, String, String, int, Flow, Want)} for HTTP/1.1. */
@@ -323,25 +279,37 @@ public final class UpstreamConnector {
       dispatchH2(loop, key, origin);
       return promise;
     }
-    ArrayDeque<UpstreamConnection> idle = pool(loop).get(key);
-    while (idle != null && !idle.isEmpty()) {
-      UpstreamConnection c = idle.pollLast();
-      if (c.channel().isActive()) {
-        ConnectionInfo i = c.info();
-        UpstreamConnection reused = new UpstreamConnection(c.channel(), key,
-            new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), true));
-        return promise.setSuccess(new Result(reused, null));
-      }
+    UpstreamConnection idle = h1.take(loop, key);
+    if (idle != null) {
+      return promise.setSuccess(new Result(idle, null));
     }
     dial(loop, key, host, port, scheme.equals("https"), Want.H1, flow, null).addListener(f -> {
-      Dialed d = (Dialed) f.getNow();
-      promise.trySuccess(new Result(d.h1(), d.error()));
+      Connected c = (Connected) f.getNow();
+      promise.trySuccess(new Result(c.h1(), c.error()));
     });
     return promise;
   }
 
-  /** What a dial produced: an HTTP/1.1 connection, a pooled HTTP/2 connection, or an error. */
-  private record Dialed(UpstreamConnection h1, Http2Upstreams.Parent h2, FlowError error) {}
+  /**
+   * Returns a connection after a complete exchange: parked in the pool when {@code reusable}, else
+   * closed. Must run on the connection's event loop. The caller has already removed its own leg
+   * handler; a parked connection gets an idle handler that closes it on any unexpected byte.
+   */
+  public void release(UpstreamConnection c, boolean reusable) {
+    Channel ch = c.channel();
+    if (ch instanceof QuicStreamChannel stream) {
+      // An HTTP/3 stream: reset (H3_REQUEST_CANCELLED) unless its exchange completed.
+      Http3Upstreams.release(stream, reusable);
+      return;
+    }
+    if (c.multiplexed() || !reusable || !ch.isActive()) {
+      ch.close(); // an HTTP/2 stream: closing it resets it if still open; the connection stays pooled
+      return;
+    }
+    h1.park(c);
+  }
+
+  // ---- HTTP/2 ------------------------------------------------------------------------------
 
   /**
    * Serves the acquires waiting on {@code origin} in order: a free stream slot first; else a new
@@ -375,49 +343,15 @@ public final class UpstreamConnector {
       origin.connecting++;
       dial(loop, key, w.host(), w.port(), w.scheme().equals("https"), w.want(), w.flow(), origin).addListener(f -> {
         origin.connecting--;
-        Dialed d = (Dialed) f.getNow();
-        if (d.h2() != null) {
-          openStream(origin, d.h2(), key, w.promise());
+        Connected c = (Connected) f.getNow();
+        if (c.h2() != null) {
+          openStream(origin, c.h2(), key, w.promise());
         } else {
-          w.promise().trySuccess(new Result(d.h1(), d.error()));
+          w.promise().trySuccess(new Result(c.h1(), c.error()));
         }
         dispatchH2(loop, key, origin);
       });
     }
-  }
-
-  /** DNS (on the blocking executor), then {@link #connect}. Completes on {@code loop}. */
-  private Future<Dialed> dial(EventLoop loop, String key, String host, int port, boolean https, Want want,
-      Flow flow, Http2Upstreams.Origin origin) {
-    Promise<Dialed> promise = loop.newPromise();
-    Channel pre = predialed.take(loop, host, port);
-    if (pre != null) {
-      // Dialled already, for the CONNECT that opened this tunnel: no second TCP handshake.
-      flow.timings().connectStart(System.nanoTime());
-      connected(pre, key, host, port, https, want, flow, origin, promise);
-      return promise;
-    }
-    flow.timings().dnsStart(System.nanoTime());
-    // Through an upstream proxy Loupe resolves the proxy; the proxy resolves the origin.
-    String lookup = upstreamProxy != null ? upstreamProxy.host() : host;
-    dnsExecutor.execute(() -> {
-      InetAddress[] addresses;
-      try {
-        addresses = InetAddress.getAllByName(lookup);
-      } catch (UnknownHostException e) {
-        loop.execute(() -> {
-          flow.timings().dnsEnd(System.nanoTime());
-          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.DNS, "DNS lookup failed for " + lookup
-              + (upstreamProxy != null ? " (the upstream proxy)" : ""))));
-        });
-        return;
-      }
-      loop.execute(() -> {
-        flow.timings().dnsEnd(System.nanoTime());
-        connect(loop, key, host, port, https, want, addresses, 0, flow, origin, promise);
-      });
-    });
-    return promise;
   }
 
   private void openStream(Http2Upstreams.Origin origin, Http2Upstreams.Parent parent, String key,
@@ -432,237 +366,80 @@ public final class UpstreamConnector {
     });
   }
 
-  private void connect(EventLoop loop, String key, String host, int port, boolean https, Want want,
-      InetAddress[] addresses, int index, Flow flow, Http2Upstreams.Origin origin, Promise<Dialed> promise) {
-    InetSocketAddress target = new InetSocketAddress(addresses[index], upstreamProxy != null ? upstreamProxy.port() : port);
-    flow.timings().connectStart(System.nanoTime());
-    HttpProxyHandler tunnel = upstreamProxy == null ? null : upstreamProxy.username() == null
-        ? new HttpProxyHandler(target)
-        : new HttpProxyHandler(target, upstreamProxy.username(), upstreamProxy.password());
-    if (tunnel != null) {
-      tunnel.setConnectTimeoutMillis(connectTimeout.toMillis());
-    }
-    Bootstrap b = new Bootstrap()
-        .group(loop)
-        .channel(Transports.socketChannel())
-        .resolver(NoopAddressResolverGroup.INSTANCE)
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            // Filled once connected; nothing may run before the leg is attached (but the CONNECT
-            // exchange with an upstream proxy, which removes itself once the tunnel stands).
-            if (tunnel != null) {
-              ch.pipeline().addLast("upstream-proxy", tunnel);
-              ch.pipeline().addLast("upstream-proxy-guard", new ChannelInboundHandlerAdapter() {
-                @Override
-                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                  // reported through the tunnel's connect future
-                }
-              });
-            }
-          }
-        });
-    // With an upstream proxy the handler connects to the proxy and asks it for host:port.
-    ChannelFuture cf = b.connect(tunnel != null ? InetSocketAddress.createUnresolved(host, port) : target);
-    cf.addListener(f -> {
-      if (!f.isSuccess()) {
-        Throwable cause = f.cause();
-        if (index + 1 < addresses.length && !(cause instanceof ConnectTimeoutException)) {
-          connect(loop, key, host, port, https, want, addresses, index + 1, flow, origin, promise);
-          return;
-        }
-        flow.timings().connectEnd(System.nanoTime());
-        promise.trySuccess(new Dialed(null, null, upstreamProxy != null
-            ? proxyError(cause, host, port) : connectError(cause, host, port)));
-        return;
-      }
-      if (tunnel == null) {
-        connected(cf.channel(), key, host, port, https, want, flow, origin, promise);
-        return;
-      }
-      tunnel.connectFuture().addListener(t -> {
-        if (!t.isSuccess()) {
-          flow.timings().connectEnd(System.nanoTime());
-          cf.channel().close();
-          promise.trySuccess(new Dialed(null, null, proxyError(t.cause(), host, port)));
-          return;
-        }
-        cf.channel().pipeline().remove(tunnel);
-        cf.channel().pipeline().remove("upstream-proxy-guard");
-        connected(cf.channel(), key, host, port, https, want, flow, origin, promise);
-      });
-    });
-  }
+  // ---- a new connection --------------------------------------------------------------------
 
-  /** TCP (through the upstream proxy's tunnel, if any) stands: TLS and the codec, or h2c. */
-  private void connected(Channel ch, String key, String host, int port, boolean https, Want want, Flow flow,
-      Http2Upstreams.Origin origin, Promise<Dialed> promise) {
-    {
-      flow.timings().connectEnd(System.nanoTime());
-      long id = ConnectionIds.next();
+  /** What a new connection became: an HTTP/1.1 connection, a pooled HTTP/2 connection, or an error. */
+  private record Connected(UpstreamConnection h1, Http2Upstreams.Parent h2, FlowError error) {}
+
+  /**
+   * Dials {@code host:port} with the ALPN offer {@code want} asks for, then makes the connection
+   * what the origin agreed to: an HTTP/2 connection in {@code origin}'s pool (h2 by ALPN, or forced
+   * h2c), an HTTP/1.1 connection with its codec, or (key {@code tcp:}) a raw one. Completes on
+   * {@code loop}.
+   */
+  private Future<Connected> dial(EventLoop loop, String key, String host, int port, boolean https, Want want,
+      Flow flow, Http2Upstreams.Origin origin) {
+    Promise<Connected> promise = loop.newPromise();
+    SslContext context = !https ? null : want == Want.H2 ? tlsH2Only : want == Want.H2_OR_H1 ? tlsOfferingH2 : tls;
+    dialer.dial(loop, host, port, context, flow).addListener(f -> {
+      Dialer.Dialed d = (Dialer.Dialed) f.getNow();
+      if (d.error() != null) {
+        promise.trySuccess(new Connected(null, null, d.error()));
+        return;
+      }
+      Channel ch = d.channel();
       if (!https) {
-        ConnectionInfo info = new ConnectionInfo(id,
-            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null, false);
         if (want == Want.H2) {
           // Forced HTTP/2 to a cleartext origin: h2c with prior knowledge (RFC 9113 §3.3).
-          promise.trySuccess(new Dialed(null, h2.register(origin, ch, info, h2Codec), null));
+          promise.trySuccess(new Connected(null, h2.register(origin, ch, d.info(), h2Codec), null));
           return;
         }
         if (!key.startsWith("tcp:")) {
           ch.pipeline().addLast(CODEC, codec());
         }
-        promise.trySuccess(new Dialed(new UpstreamConnection(ch, key, info), null, null));
+        promise.trySuccess(new Connected(new UpstreamConnection(ch, key, d.info()), null, null));
         return;
       }
-      flow.timings().tlsStart(System.nanoTime());
-      SslContext context = want == Want.H2 ? tlsH2Only : want == Want.H2_OR_H1 ? tlsOfferingH2 : tls;
-      SslHandler ssl = context.newHandler(ch.alloc(), host, port);
-      if (!isIpLiteral(host)) {
-        // The JDK sends no SNI for a name without a dot (localhost, intranet names): set it explicitly.
-        javax.net.ssl.SSLParameters params = ssl.engine().getSSLParameters();
-        params.setServerNames(List.of(new javax.net.ssl.SNIHostName(host)));
-        ssl.engine().setSSLParameters(params);
+      if ("h2".equals(d.alpn())) {
+        if (h3Budget != null) {
+          // ALTSVC frames (RFC 7838 §4) feed the Alt-Svc cache like the header field. One on
+          // stream 0 names its origin: only this connection's own is taken (no coalescing here).
+          ch.attr(AltSvcFrames.SINK).set((named, value) -> {
+            if (named == null || AltSvcFrames.sameOrigin(named, host, port)) {
+              advertised(key, List.of(value), null);
+            }
+          });
+        }
+        promise.trySuccess(new Connected(null, h2.register(origin, ch, d.info(), h2Codec), null));
+        return;
       }
-      // The handshake has its own budget: a short connect timeout must not cut a cold TLS handshake.
-      ssl.setHandshakeTimeout(Math.max(connectTimeout.toMillis(), 10_000), TimeUnit.MILLISECONDS);
-      ch.pipeline().addLast(TLS, ssl);
-      // Swallow reads/exceptions during the handshake; the handshake future reports failures.
-      ch.pipeline().addLast("handshake-guard", new ChannelInboundHandlerAdapter() {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-          ReferenceCountUtil.release(msg);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-          ctx.close();
-        }
-      });
-      ssl.handshakeFuture().addListener(hf -> {
-        flow.timings().tlsEnd(System.nanoTime());
-        if (!hf.isSuccess()) {
-          ch.close();
-          promise.trySuccess(new Dialed(null, null, tlsError(hf.cause(), host, port)));
-          return;
-        }
-        ch.pipeline().remove("handshake-guard");
-        SSLSession s = ssl.engine().getSession();
-        TlsInfo tlsInfo = new TlsInfo(isIpLiteral(host) ? null : host, s.getProtocol(), s.getCipherSuite(),
-            ssl.applicationProtocol(), peerChain(s), verified);
-        ConnectionInfo info = new ConnectionInfo(id,
-            (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), tlsInfo, false);
-        if ("h2".equals(ssl.applicationProtocol())) {
-          if (h3Budget != null) {
-            // ALTSVC frames (RFC 7838 §4) feed the Alt-Svc cache like the header field. One on
-            // stream 0 names its origin: only this connection's own is taken (no coalescing here).
-            ch.attr(dev.loupe.engine.internal.upstream.AltSvcFrames.SINK).set((named, value) -> {
-              if (named == null || dev.loupe.engine.internal.upstream.AltSvcFrames.sameOrigin(named, host, port)) {
-                advertised(key, List.of(value), null);
-              }
-            });
-          }
-          promise.trySuccess(new Dialed(null, h2.register(origin, ch, info, h2Codec), null));
-          return;
-        }
-        if (want == Want.H2) {
-          ch.close();
-          promise.trySuccess(new Dialed(null, null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
-              host + ":" + port + " does not speak HTTP/2 (ALPN: " + ssl.applicationProtocol() + ")")));
-          return;
-        }
-        if (want == Want.H2_OR_H1 && h1Only.size() < 10_000) {
-          h1Only.put(key, Boolean.TRUE);
-        }
-        ch.pipeline().addLast(CODEC, codec());
-        promise.trySuccess(new Dialed(new UpstreamConnection(ch, key, info), null, null));
-      });
-      ch.read();
-    }
+      if (want == Want.H2) {
+        ch.close();
+        promise.trySuccess(new Connected(null, null, new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+            host + ":" + port + " does not speak HTTP/2 (ALPN: " + d.alpn() + ")")));
+        return;
+      }
+      if (want == Want.H2_OR_H1 && h1Only.size() < 10_000) {
+        h1Only.put(key, Boolean.TRUE);
+      }
+      ch.pipeline().addLast(CODEC, codec());
+      promise.trySuccess(new Connected(new UpstreamConnection(ch, key, d.info()), null, null));
+    });
+    return promise;
   }
 
   private HttpClientCodec codec() {
-    return new HttpClientCodec(new io.netty.handler.codec.http.HttpDecoderConfig()
+    return new HttpClientCodec(new HttpDecoderConfig()
         .setMaxInitialLineLength(maxInitialLine)
         .setMaxHeaderSize(maxHeaderSize)
         .setMaxChunkSize(maxChunkSize), false, false);
   }
 
-  /**
-   * Returns a connection after a complete exchange: parked in the pool when {@code reusable}, else
-   * closed. Must run on the connection's event loop. The caller has already removed its own leg
-   * handler; a parked connection gets an idle handler that closes it on any unexpected byte.
-   */
-  public void release(UpstreamConnection c, boolean reusable) {
-    Channel ch = c.channel();
-    if (ch instanceof io.netty.handler.codec.quic.QuicStreamChannel stream) {
-      // An HTTP/3 stream: reset (H3_REQUEST_CANCELLED) unless its exchange completed.
-      dev.loupe.engine.internal.upstream.Http3Upstreams.release(stream, reusable);
-      return;
-    }
-    if (c.multiplexed() || !reusable || !ch.isActive()) {
-      ch.close(); // an HTTP/2 stream: closing it resets it if still open; the connection stays pooled
-      return;
-    }
-    EventLoop loop = ch.eventLoop();
-    Map<String, ArrayDeque<UpstreamConnection>> pool = pool(loop);
-    ArrayDeque<UpstreamConnection> idle = pool.computeIfAbsent(c.key(), k -> new ArrayDeque<>());
-    if (idle.size() >= maxIdlePerOrigin) {
-      ch.close();
-      return;
-    }
-    idle.addLast(c);
-    LegSlot.attach(ch, new IdleHandler(idle, c));
-    ch.attr(IDLE_SINCE).set(System.nanoTime());
-    if (sweeping.add(loop)) {
-      loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
-    }
-    ch.read();
-  }
-
-  /**
-   * Closes pooled connections idle for longer than the idle timeout. One sweep task per event loop
-   * while its pool holds connections, instead of a timer scheduled and cancelled per request; a
-   * connection closes between idleTimeout and idleTimeout + {@link #sweepPeriodNanos()} after
-   * its last use. The oldest are at the head of each queue (reuse takes the newest).
-   */
-  private void sweepIdle(EventLoop loop) {
-    long now = System.nanoTime();
-    long limit = idleTimeout.toNanos();
-    boolean any = false;
-    for (ArrayDeque<UpstreamConnection> q : pool(loop).values()) {
-      while (!q.isEmpty()) {
-        Long since = q.peekFirst().channel().attr(IDLE_SINCE).get();
-        if (since != null && now - since < limit) {
-          break;
-        }
-        q.pollFirst().channel().close();
-      }
-      any |= !q.isEmpty();
-    }
-    if (any) {
-      loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
-    } else {
-      sweeping.remove(loop);
-    }
-  }
-
-  private long sweepPeriodNanos() {
-    return Math.min(Math.max(idleTimeout.toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.SECONDS.toNanos(5));
-  }
+  // ---- metrics and shutdown ------------------------------------------------------------------
 
   /** Number of idle pooled connections (all loops), for tests and metrics. */
   public int idleCount() {
-    int n = 0;
-    for (Map<String, ArrayDeque<UpstreamConnection>> p : pools.values()) {
-      for (ArrayDeque<UpstreamConnection> q : p.values()) {
-        n += q.size();
-      }
-    }
-    return n;
+    return h1.idleCount();
   }
 
   /** Open HTTP/2 origin connections (all loops), for tests and metrics. */
@@ -687,126 +464,6 @@ public final class UpstreamConnector {
     if (h3 != null) {
       h3.closeAll();
     }
-    for (Map.Entry<EventLoop, Map<String, ArrayDeque<UpstreamConnection>>> e : pools.entrySet()) {
-      e.getKey().execute(() -> {
-        for (ArrayDeque<UpstreamConnection> q : e.getValue().values()) {
-          for (UpstreamConnection c : q) {
-            c.channel().close();
-          }
-          q.clear();
-        }
-      });
-    }
-  }
-
-  private Map<String, ArrayDeque<UpstreamConnection>> pool(EventLoop loop) {
-    return pools.computeIfAbsent(loop, l -> new HashMap<>());
-  }
-
-  /** Sits on a parked connection: an origin that closes or speaks unasked is dropped from the pool. */
-  private static final class IdleHandler extends ChannelInboundHandlerAdapter {
-    private final ArrayDeque<UpstreamConnection> idle;
-    private final UpstreamConnection connection;
-
-    IdleHandler(ArrayDeque<UpstreamConnection> idle, UpstreamConnection connection) {
-      this.idle = idle;
-      this.connection = connection;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ReferenceCountUtil.release(msg);
-      drop(ctx);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      drop(ctx);
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      drop(ctx);
-    }
-
-    private void drop(ChannelHandlerContext ctx) {
-      idle.remove(connection);
-      ctx.close();
-    }
-  }
-
-  /** What went wrong reaching {@code host:port} through the upstream proxy, naming the proxy. */
-  private FlowError proxyError(Throwable cause, String host, int port) {
-    String via = " via upstream proxy " + upstreamProxy;
-    if (cause instanceof HttpProxyHandler.HttpProxyConnectException e) {
-      // "http, none, proxy:3128 => host:443, status: 403 Forbidden"
-      String m = String.valueOf(e.getMessage());
-      int status = m.indexOf("status: ");
-      return new FlowError(FlowError.Kind.CONNECT, "upstream proxy " + upstreamProxy + " refused CONNECT " + host + ":" + port
-          + (status >= 0 ? " (" + m.substring(status + 8) + ")" : ": " + m));
-    }
-    if (cause instanceof io.netty.handler.proxy.ProxyConnectException e && e.getMessage() != null
-        && e.getMessage().contains("timeout")) {
-      return new FlowError(FlowError.Kind.CONNECT_TIMEOUT, "timed out connecting to " + host + ":" + port + via);
-    }
-    FlowError direct = connectError(cause, upstreamProxy.host(), upstreamProxy.port());
-    return new FlowError(direct.kind(), direct.message() + " (the upstream proxy, for " + host + ":" + port + ")");
-  }
-
-  static FlowError connectError(Throwable cause, String host, int port) {
-    String where = host + ":" + port;
-    if (cause instanceof ConnectTimeoutException) {
-      return new FlowError(FlowError.Kind.CONNECT_TIMEOUT, "timed out connecting to " + where);
-    }
-    if (cause instanceof ConnectException && String.valueOf(cause.getMessage()).contains("refused")) {
-      return new FlowError(FlowError.Kind.CONNECT_REFUSED, "connection refused by " + where);
-    }
-    if (cause instanceof NoRouteToHostException) {
-      return new FlowError(FlowError.Kind.CONNECT, "no route to " + where);
-    }
-    return new FlowError(FlowError.Kind.CONNECT, "cannot connect to " + where + ": " + cause.getMessage());
-  }
-
-  static FlowError tlsError(Throwable cause, String host, int port) {
-    String where = host + ":" + port;
-    for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof CertificateException || t instanceof SSLPeerUnverifiedException
-          || String.valueOf(t.getMessage()).contains("PKIX")
-          || String.valueOf(t.getMessage()).contains("subject alternative")) {
-        return new FlowError(FlowError.Kind.TLS_VERIFY,
-            "the certificate of " + where + " is not trusted: " + rootMessage(cause));
-      }
-    }
-    if (cause instanceof SSLHandshakeException || cause instanceof SSLException) {
-      return new FlowError(FlowError.Kind.TLS_HANDSHAKE, "TLS handshake with " + where + " failed: " + rootMessage(cause));
-    }
-    return new FlowError(FlowError.Kind.TLS_HANDSHAKE, "TLS with " + where + " failed: " + rootMessage(cause));
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable r = t;
-    while (r.getCause() != null && r.getCause() != r) {
-      r = r.getCause();
-    }
-    String m = r.getMessage();
-    return m == null ? r.getClass().getSimpleName() : m;
-  }
-
-  private static List<X509Certificate> peerChain(SSLSession s) {
-    List<X509Certificate> out = new ArrayList<>();
-    try {
-      for (Certificate c : s.getPeerCertificates()) {
-        if (c instanceof X509Certificate x) {
-          out.add(x);
-        }
-      }
-    } catch (SSLPeerUnverifiedException ignored) {
-      // no chain
-    }
-    return out;
-  }
-
-  public static boolean isIpLiteral(String host) {
-    return host.indexOf(':') >= 0 || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
+    h1.closeAll();
   }
 }

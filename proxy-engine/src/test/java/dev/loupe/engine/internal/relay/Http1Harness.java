@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 
 /**
  * The HTTP/1 client side exactly as Loupe installs it ({@link Pipelines#serverCodec} then {@link
- * Http1ClientLeg}) on an {@link EmbeddedChannel}, for fuzz targets and other socket-free tests.
+ * ClientLeg}) on an {@link EmbeddedChannel}, for fuzz targets and other socket-free tests.
  *
  * <p>Nothing leaves the process: every origin is reached "through" an upstream proxy whose host is
  * an unparseable IPv6 literal, so each attempt fails at once (DNS kind, no lookup is made) and the
@@ -65,7 +65,7 @@ public final class Http1Harness implements AutoCloseable {
     channel = new ClientConnection();
     channel.pipeline()
         .addLast(Pipelines.HTTP_SERVER_CODEC, Pipelines.serverCodec(s.config().limits()))
-        .addLast(Pipelines.CLIENT_LEG, new Http1ClientLeg(engine, clientSide));
+        .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, clientSide));
     channel.runPendingTasks();
   }
 

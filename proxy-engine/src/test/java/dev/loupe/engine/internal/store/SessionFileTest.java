@@ -10,7 +10,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionException;
+import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.testing.TestData;
 import java.io.IOException;
 import java.io.RandomAccessFile;

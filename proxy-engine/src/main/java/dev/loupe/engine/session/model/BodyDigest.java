@@ -1,4 +1,4 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -14,7 +14,7 @@ import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
 
 /**
- * What {@link SessionDiff} compares of a body: its SHA-256, taken with a {@code gzip} or
+ * What {@link dev.loupe.engine.session.SessionDiff} compares of a body: its SHA-256, taken with a {@code gzip} or
  * {@code deflate} content coding undone, so a body stored as it came and the same body taken from a
  * HAR (where it is decoded) hash alike. Other codings ({@code br}, {@code zstd}) are hashed as
  * stored and named in {@link #coding()}; bodies in different codings are not compared by content.

@@ -1,4 +1,4 @@
-package dev.loupe.ui.detail;
+package dev.loupe.ui.body;
 
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;

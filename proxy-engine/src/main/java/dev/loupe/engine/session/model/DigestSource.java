@@ -1,9 +1,9 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 /**
  * Flow digests one at a time, ordered by {@link DiffOptions#key} (by code point) and, for equal
- * keys, by id: what {@link SessionDiff} merges. {@link Session#digests} streams them from a session
- * file; {@link SessionDiff#sorted} from a list.
+ * keys, by id: what {@link dev.loupe.engine.session.SessionDiff} merges. {@link dev.loupe.engine.session.Session#digests} streams them from a session
+ * file; {@link dev.loupe.engine.session.SessionDiff#sorted} from a list.
  */
 public interface DigestSource extends AutoCloseable {
   /** The next digest, or null after the last. */

@@ -1,4 +1,4 @@
-package dev.loupe.engine.api;
+package dev.loupe.engine.util;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;

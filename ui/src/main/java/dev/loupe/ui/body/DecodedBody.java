@@ -1,4 +1,4 @@
-package dev.loupe.ui.detail;
+package dev.loupe.ui.body;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
@@ -10,9 +10,9 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * What {@link SessionDiff} knows of one flow: enough to match it (method, URL) and to compare it
+ * What {@link dev.loupe.engine.session.SessionDiff} knows of one flow: enough to match it (method, URL) and to compare it
  * (status, heads, body digests, time, failure), without its bodies. A session hands these out one
- * at a time ({@link Session#digests}), so two big sessions are compared without either being in
+ * at a time ({@link dev.loupe.engine.session.Session#digests}), so two big sessions are compared without either being in
  * memory.
  *
  * <p>Heads and bodies are the ones that went over the wire last: for a flow a rule or breakpoint

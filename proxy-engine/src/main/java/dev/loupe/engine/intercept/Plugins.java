@@ -1,4 +1,4 @@
-package dev.loupe.engine.api;
+package dev.loupe.engine.intercept;
 
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;

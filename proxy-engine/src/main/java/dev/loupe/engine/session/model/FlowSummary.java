@@ -1,4 +1,4 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;

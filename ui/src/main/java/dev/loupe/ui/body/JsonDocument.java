@@ -1,4 +1,4 @@
-package dev.loupe.ui.detail;
+package dev.loupe.ui.body;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;

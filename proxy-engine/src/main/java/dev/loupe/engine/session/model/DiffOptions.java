@@ -1,11 +1,11 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * How {@link SessionDiff} matches and compares flows.
+ * How {@link dev.loupe.engine.session.SessionDiff} matches and compares flows.
  *
  * <h3>Matching</h3>
  * Flows are matched by their {@linkplain #key key} (method and URL) and order: the n-th flow with a
@@ -89,7 +89,7 @@ public record DiffOptions(boolean ignoreQuery, boolean byPath, Set<String> ignor
    * The key of a flow under matching {@code mode} ({@link #mode()}): {@code METHOD URL}, the URL
    * without its query ({@code q}) and/or without scheme and authority ({@code p}). A missing method
    * or URL counts as empty. Lone surrogates become U+FFFD, so keys order the same way in Java (by
-   * code point, see {@link SessionDiff#compareKeys}) and in the store (UTF-8 bytes).
+   * code point, see {@link dev.loupe.engine.session.SessionDiff#compareKeys}) and in the store (UTF-8 bytes).
    */
   public static String key(String method, String url, String mode) {
     String m = method == null ? "" : method;

@@ -1,4 +1,4 @@
-package dev.loupe.engine.session;
+package dev.loupe.engine.session.model;
 
 import java.util.List;
 

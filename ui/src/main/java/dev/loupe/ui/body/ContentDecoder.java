@@ -1,4 +1,4 @@
-package dev.loupe.ui.detail;
+package dev.loupe.ui.body;
 
 import com.aayushatharva.brotli4j.Brotli4jLoader;
 import com.aayushatharva.brotli4j.decoder.BrotliInputStream;

@@ -1,4 +1,4 @@
-package dev.loupe.app.mcp;
+package dev.loupe.app.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;

@@ -1,4 +1,4 @@
-package dev.loupe.engine.api;
+package dev.loupe.engine.util;
 
 import java.util.Locale;
 import java.util.regex.Matcher;

@@ -1,0 +1,276 @@
+package dev.loupe.engine.internal.relay;
+
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.flow.ConnectionInfo;
+import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.exchange.ExchangeCommand;
+import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
+import dev.loupe.engine.internal.upstream.LegSlot;
+import dev.loupe.engine.internal.upstream.UpstreamConnection;
+import dev.loupe.engine.internal.upstream.UpstreamConnector;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The server leg of one exchange: reads the origin's response on the connection or stream the
+ * exchange took (an HTTP/1.1 connection, an HTTP/2 stream or an HTTP/3 stream, each delivering
+ * Netty's HTTP objects) and turns it into neutral events for its {@link Owner}; writes the request
+ * to it; gives it back to the {@link UpstreamConnector}. Installed when the exchange takes the
+ * connection, removed when it gives it back.
+ *
+ * <p>Event-loop confined (the same loop as the client leg). Payloads handed on are owned by the
+ * receiver.
+ */
+final class ServerLeg extends ChannelInboundHandlerAdapter {
+  /** Who gets the response: the client leg of the exchange. */
+  interface Owner {
+    /** A response event for the exchange; body payloads pass to the owner. */
+    void serverEvent(ExchangeEvent e);
+
+    /**
+     * The origin failed or closed before the response ended; {@code retryable} when no response
+     * byte had come on a reused connection (the request may go again on a fresh one).
+     */
+    void serverBroken(FlowError error, boolean retryable);
+
+    /** The end of a read from the origin. */
+    void serverReadComplete();
+
+    void serverWritabilityChanged();
+  }
+
+  private final Owner owner;
+  private final Flow flow;
+  private final UpstreamConnection connection;
+  private final UpstreamConnector connector;
+  private final String authority;
+  /** {@code HTTP/2} or {@code HTTP/3} for a multiplexed stream, else null. */
+  private final String multiplexed;
+  private boolean responseStarted;
+  private boolean responseEnded;
+  private boolean detached;
+
+  ServerLeg(Owner owner, Flow flow, UpstreamConnection connection, UpstreamConnector connector) {
+    this.owner = owner;
+    this.flow = flow;
+    this.connection = connection;
+    this.connector = connector;
+    this.authority = flow.request().authority();
+    this.multiplexed = connection.multiplexed() ? connection.protocol() : null;
+  }
+
+  /**
+   * Acquires a connection to {@code o}'s origin for {@code flow} as {@code choice} says (recording
+   * on the flow why HTTP/3 is off), then, on {@code loop}: {@code then} gets a server leg attached
+   * to it, whose events go to {@code owner}, or the error. A connection that arrives when {@code
+   * wanted} says no (the exchange ended meanwhile) goes back to the pool unused.
+   */
+  static void open(UpstreamConnector connector, Owner owner, Flow flow, ExchangeCommand.OpenUpstream o,
+      UpstreamChoice choice, EventLoop loop, BooleanSupplier wanted, BiConsumer<ServerLeg, FlowError> then) {
+    if (choice.http3Off() != null) {
+      flow.http3Status(choice.http3Off());
+    }
+    connector.acquire(loop, o.scheme(), o.host(), o.port(), flow, choice.want(), choice.discover()).addListener(f -> {
+      UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
+      if (!wanted.getAsBoolean()) {
+        if (r.connection() != null) {
+          // Unused: pool it rather than drop it, so clients that open and cancel many streams
+          // (rapid reset) do not turn into a stream of new origin connections.
+          connector.release(r.connection(), true);
+        }
+        return;
+      }
+      if (r.error() != null) {
+        then.accept(null, r.error());
+        return;
+      }
+      ServerLeg leg = new ServerLeg(owner, flow, r.connection(), connector);
+      LegSlot.attach(r.connection().channel(), leg);
+      then.accept(leg, null);
+    });
+  }
+
+  Channel channel() {
+    return connection.channel();
+  }
+
+  /** What the flow records of the connection, and its protocol. */
+  ConnectionInfo info() {
+    return connection.info();
+  }
+
+  String protocol() {
+    return connection.protocol();
+  }
+
+  /** The exchange has the connection: what it wrote so far leaves, and the origin is read. */
+  void start() {
+    FlushCoalescer.flush(connection.channel());
+    connection.channel().read();
+  }
+
+  /** proxyToServer: the request head of {@code req} (as the exchange has it). */
+  void writeHead(RequestHead head, ClientRequest req) {
+    connection.channel().write(Http1Messages.toOriginRequest(head, req.webSocket(), req.streamsBody()));
+  }
+
+  /** proxyToServer: a body payload, as it is. */
+  void write(Object payload) {
+    connection.channel().write(payload);
+  }
+
+  /** proxyToServer: the end of the request, with {@code trailers}. */
+  void end(Headers trailers) {
+    connection.channel().writeAndFlush(trailers.isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+        : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(trailers)));
+  }
+
+  /** The origin advertised these alternative services (and this {@code Age}, or null): for HTTP/3 discovery. */
+  void advertised(List<String> altSvc, String age) {
+    connector.advertised(connection.key(), altSvc, age);
+  }
+
+  /** Stops forwarding events (the exchange is over); the handler is about to be removed. */
+  void detach() {
+    detached = true;
+  }
+
+  /** Gives the connection back: to the pool when {@code reusable}, else closed. */
+  void release(boolean reusable) {
+    detach();
+    LegSlot.detach(connection.channel(), this);
+    connector.release(connection, reusable);
+  }
+
+  /** A response head arrived: the flow records the stream it came on. */
+  private void headArrived() {
+    Channel ch = connection.channel();
+    if (ch instanceof Http2StreamChannel stream) {
+      flow.serverStreamId(stream.stream().id());
+    } else if (ch instanceof QuicStreamChannel stream) {
+      flow.serverStreamId((int) Math.min(stream.streamId(), Integer.MAX_VALUE));
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (detached) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      DecoderResult dr = r.decoderResult();
+      if (dr.isFailure()) {
+        ReferenceCountUtil.release(msg);
+        broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+            authority + " sent an invalid response: " + dr.cause().getMessage()));
+        return;
+      }
+      if (!r.status().codeClass().equals(HttpStatusClass.INFORMATIONAL)) {
+        responseStarted = true;
+      }
+      ResponseHead head = multiplexed != null
+          ? new ResponseHead(r.status().code(), "", multiplexed, Http1Messages.toHeadersFromHttp2(r.headers(), false))
+          : Http1Messages.toResponseHead(r);
+      headArrived();
+      owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(head));
+      if (!(msg instanceof HttpContent)) {
+        return;
+      }
+    }
+    if (msg instanceof HttpContent c) {
+      if (c.decoderResult().isFailure()) {
+        c.release();
+        broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
+            authority + " sent an invalid response body: " + c.decoderResult().cause().getMessage()));
+        return;
+      }
+      boolean last = c instanceof LastHttpContent;
+      if (last && !responseStarted) {
+        // End of an informational (1xx) response; the final response follows.
+        c.release();
+        return;
+      }
+      if (c.content().isReadable()) {
+        HttpContent data = last ? new DefaultHttpContent(c.content()) : c;
+        Capture.append(flow.responseBody(), data.content());
+        owner.serverEvent(new ExchangeEvent.ResponseDataReceived(data, data.content().readableBytes()));
+      } else if (!last) {
+        c.release();
+      }
+      if (last) {
+        LastHttpContent lc = (LastHttpContent) c;
+        Headers trailers = multiplexed != null ? Http1Messages.toHeadersFromHttp2(lc.trailingHeaders(), false)
+            : Http1Messages.toHeaders(lc.trailingHeaders());
+        if (!c.content().isReadable()) {
+          c.release();
+        }
+        responseEnded = true;
+        owner.serverEvent(new ExchangeEvent.ResponseEnded(trailers));
+      }
+      return;
+    }
+    ReferenceCountUtil.release(msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!detached) {
+      owner.serverReadComplete();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (!detached) {
+      owner.serverWritabilityChanged();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (!detached && !responseEnded) {
+      broken(new FlowError(FlowError.Kind.SERVER_RESET, responseStarted
+          ? authority + " closed the connection before the response body ended"
+          : authority + " closed the connection before sending a response"));
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!detached && !responseEnded) {
+      broken(new FlowError(FlowError.Kind.SERVER_RESET,
+          "connection to " + authority + " failed: " + cause.getMessage()));
+    }
+    ctx.close();
+  }
+
+  private void broken(FlowError error) {
+    if (!detached) {
+      owner.serverBroken(error, !responseStarted && connection.info().reused());
+    }
+  }
+}
