@@ -123,6 +123,12 @@ public final class MainWindow implements AutoCloseable {
     capture.setSelected(store.capturing());
     capture.selectedProperty().addListener((o, was, on) -> store.capturing(on));
     capture.setTooltip(new Tooltip("Record new flows (traffic is relayed either way)"));
+    if (sessionMenu != null) {
+      // writing the session failed (a full disk): capture is off until Resume in the banner says otherwise;
+      // the toggle shows it and cannot turn capture on behind the paused writer's back
+      sessionMenu.problemProperty().addListener((o, was, why) -> capture.setSelected(why.isEmpty() && store.capturing()));
+      capture.disableProperty().bind(sessionMenu.problemProperty().isNotEmpty());
+    }
     Button clear = new Button("Clear");
     clear.setId("clear");
     clear.setTooltip(new Tooltip("Forget all flows (Ctrl+L)"));

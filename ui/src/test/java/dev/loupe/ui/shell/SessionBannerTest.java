@@ -94,6 +94,9 @@ class SessionBannerTest {
     assertThat(robot.lookup("#session-problem").queryAs(Label.class).getText())
         .contains("is full: capture is paused (traffic is still relayed; the flows saved so far are safe)");
     assertThat(proxy.store().capturing()).isFalse();
+    javafx.scene.control.ToggleButton capture = robot.lookup("#capture").queryAs(javafx.scene.control.ToggleButton.class);
+    assertThat(capture.isSelected()).as("the toolbar shows capture off").isFalse();
+    assertThat(capture.isDisabled()).as("only Resume turns it on again").isTrue();
     Screenshots.write(banner.getScene(), "session-disk-full-banner.png");
     HttpResponse<byte[]> during = proxy.client().send(HttpRequest.newBuilder(URI.create(origin.url() + "/bytes/100?paused"))
         .build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -103,5 +106,7 @@ class SessionBannerTest {
     robot.clickOn("#session-resume");
     WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> !banner.isVisible());
     assertThat(proxy.store().capturing()).isTrue();
+    assertThat(capture.isSelected()).isTrue();
+    assertThat(capture.isDisabled()).isFalse();
   }
 }
