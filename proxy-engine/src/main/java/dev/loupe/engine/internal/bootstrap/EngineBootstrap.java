@@ -86,6 +86,13 @@ public final class EngineBootstrap implements EngineRuntime {
   private final String quicProblem;
   /** Regular mode with {@code --socks}: the SOCKS5-only listener, or null. */
   private final Channel socksListener;
+  /**
+   * Every accepted client connection (all listeners) until it closes. {@link #close()} closes
+   * them itself: shutting the event loops down is not enough — a connection left idle behind TLS
+   * was seen to outlive its terminated loop, socket open (FaultInjectionTest's descriptor check).
+   */
+  private final io.netty.channel.group.ChannelGroup clients =
+      new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
   /** Loopback listeners bound for launched clients, closed with the engine. */
   private final Set<Channel> clientListeners = ConcurrentHashMap.newKeySet();
   private final AutoCloseable pluginObserver;
@@ -165,6 +172,13 @@ public final class EngineBootstrap implements EngineRuntime {
       return new ServerBootstrap()
           .group(boss, workers)
           .channel(Transports.serverChannel())
+          .handler(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext c, Object accepted) {
+              clients.add((Channel) accepted); // leaves the group when it closes
+              c.fireChannelRead(accepted);
+            }
+          })
           .option(ChannelOption.SO_BACKLOG, 1024)
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.AUTO_READ, false)
@@ -259,6 +273,8 @@ public final class EngineBootstrap implements EngineRuntime {
       socksListener.close().syncUninterruptibly();
     }
     listener.close().syncUninterruptibly();
+    // No new connections now; close the open ones (their legs release what they hold upstream).
+    clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     connector.closeAll();
     shutdownGroups();
     try {
