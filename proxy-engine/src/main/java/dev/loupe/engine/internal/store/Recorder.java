@@ -46,7 +46,7 @@ import java.util.logging.Logger;
 public final class Recorder implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Recorder.class.getName());
   /** How often noted flows are written: a killed Loupe loses at most about this much. */
-  static final long FLUSH_MILLIS = 200;
+  static final long FLUSH_MILLIS = 100;
   /** Noted flows that trigger a batch before the next tick. */
   static final int BATCH_TRIGGER = 4000;
   /** Ended, written flows the live store keeps in memory (the newest), for quick access. */
