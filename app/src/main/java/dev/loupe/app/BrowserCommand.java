@@ -80,7 +80,7 @@ final class BrowserCommand implements Callable<Integer> {
       throw new IllegalStateException("no Loupe is listening on " + ListenAddress.format(target.proxy()) + " ("
           + target.source() + "); start it first: java -jar loupe.jar");
     }
-    CertificateAuthority ca = LoupeCommand.Ca.load(dir);
+    CertificateAuthority ca = CaCommand.load(dir);
     LaunchedBrowser launched = BrowserLauncher.launch(browser, new BrowserLauncher.Spec(target.proxy(), false,
         ca.certificate(), ca.certificatePath(), url, headless, List.of(), Map.of()));
     Runtime.getRuntime().addShutdownHook(new Thread(launched::close, "loupe-browser-stop"));

@@ -41,7 +41,7 @@ final class EnvCommand implements Callable<Integer> {
     }
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
     ClientTarget target = ClientTarget.resolve(dir, proxy);
-    CertificateAuthority ca = LoupeCommand.Ca.load(dir);
+    CertificateAuthority ca = CaCommand.load(dir);
     TerminalSetup.Target t = new TerminalSetup.Target(target.proxy(), target.username(), target.password(),
         ClientFiles.prepare(dir, ca));
     System.out.print(unset ? TerminalSetup.unset(s, t) : TerminalSetup.script(s, t));

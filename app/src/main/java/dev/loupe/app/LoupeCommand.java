@@ -64,7 +64,7 @@ import picocli.CommandLine.Parameters;
         "Loupe, an HTTP(S) debugging proxy: shows every request and response passing through it.",
         "Point a client at it as its HTTP and HTTPS proxy, and trust Loupe's CA certificate (see 'loupe ca path').",
         "Opens the desktop window (live flow table, filter) unless --headless or there is no display."},
-    subcommands = {LoupeCommand.Ca.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class,
+    subcommands = {CaCommand.class, BrowserCommand.class, EnvCommand.class, ConvertCommand.class,
         DiffCommand.class},
     footer = {"", "Examples:",
         "  java -jar app/target/loupe.jar",
@@ -630,83 +630,6 @@ final class LoupeCommand implements Callable<Integer> {
       throw new UsageError("--trust-ca: cannot read " + p + ": " + e.getMessage());
     } catch (CertificateException e) {
       throw new UsageError("--trust-ca: not a PEM or DER certificate: " + p);
-    }
-  }
-
-  /** {@code loupe ca ...}: the CA certificate for clients to trust. */
-  @Command(name = "ca", mixinStandardHelpOptions = true,
-      description = "Work with Loupe's CA certificate (what clients must trust).",
-      subcommands = {Ca.Export.class, Ca.PathCmd.class})
-  static final class Ca implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(System.err);
-      return 2;
-    }
-
-    static CertificateAuthority load(Path confdir) {
-      Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
-      try {
-        return CertificateAuthority.loadOrCreate(dir);
-      } catch (CaException e) {
-        throw new IllegalStateException(e.getMessage(), e);
-      }
-    }
-
-    /** {@code loupe ca export --format pem|der FILE}. */
-    @Command(name = "export", mixinStandardHelpOptions = true,
-        description = "Write the CA certificate (never the key) to FILE ('-' for standard output, PEM only).")
-    static final class Export implements Callable<Integer> {
-      @Option(names = "--confdir", paramLabel = "DIR", description = "Where the CA lives (default: per-OS config directory).")
-      Path confdir;
-
-      @Option(names = "--format", paramLabel = "pem|der", defaultValue = "pem",
-          description = "pem (default) or der.")
-      String format;
-
-      @Parameters(paramLabel = "FILE", description = "Where to write it.")
-      String file;
-
-      @Override
-      public Integer call() throws IOException {
-        String f = format.toLowerCase(java.util.Locale.ROOT);
-        if (!f.equals("pem") && !f.equals("der")) {
-          throw new UsageError("--format: expected pem or der, got '" + format + "'");
-        }
-        CertificateAuthority ca = load(confdir);
-        if (file.equals("-")) {
-          if (f.equals("der")) {
-            throw new UsageError("DER cannot go to standard output; give a FILE");
-          }
-          System.out.print(Files.readString(ca.certificatePath()));
-          return 0;
-        }
-        Path target = Path.of(file);
-        if (f.equals("pem")) {
-          ca.exportPem(target);
-        } else {
-          ca.exportDer(target);
-        }
-        System.out.println(target.toAbsolutePath());
-        return 0;
-      }
-    }
-
-    /** {@code loupe ca path}. */
-    @Command(name = "path", mixinStandardHelpOptions = true,
-        description = "Print the path of the CA certificate PEM file (creating the CA if needed).")
-    static final class PathCmd implements Callable<Integer> {
-      @Option(names = "--confdir", paramLabel = "DIR", description = "Where the CA lives (default: per-OS config directory).")
-      Path confdir;
-
-      @Override
-      public Integer call() {
-        System.out.println(load(confdir).certificatePath());
-        return 0;
-      }
     }
   }
 
