@@ -12,6 +12,7 @@ import dev.loupe.spi.ResponseHook;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -204,16 +205,9 @@ class InterceptorChainTest {
         "breakpoint: answered");
   }
 
-  private PausedFlow awaitPaused(Flow f) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() < deadline) {
-      PausedFlow p = service.paused(f.id());
-      if (p != null) {
-        return p;
-      }
-      Thread.sleep(5);
-    }
-    throw new AssertionError("flow " + f.id() + " did not pause");
+  private PausedFlow awaitPaused(Flow f) {
+    return org.awaitility.Awaitility.await("flow " + f.id() + " paused").atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(5)).until(() -> service.paused(f.id()), java.util.Objects::nonNull);
   }
 
   @Test

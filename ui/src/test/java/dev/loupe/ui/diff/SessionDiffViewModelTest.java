@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -33,18 +33,16 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class SessionDiffViewModelTest {
   @TempDir Path dir;
-  private final ConcurrentLinkedQueue<Runnable> ui = new ConcurrentLinkedQueue<>();
+  private final LinkedBlockingQueue<Runnable> ui = new LinkedBlockingQueue<>();
 
   private void runUiUntil(BooleanSupplier done) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!done.getAsBoolean()) {
-      Runnable r = ui.poll();
+      Runnable r = ui.poll(50, TimeUnit.MILLISECONDS); // wakes as soon as the model posts a task
       if (r != null) {
         r.run();
       } else if (System.nanoTime() > end) {
         throw new AssertionError("timed out");
-      } else {
-        Thread.sleep(5);
       }
     }
   }
