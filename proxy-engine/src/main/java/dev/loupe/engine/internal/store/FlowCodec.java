@@ -9,6 +9,7 @@ import dev.loupe.engine.flow.TlsInfo;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +122,91 @@ final class FlowCodec {
     for (int i = 0; i < notes; i++) {
       b.notes.add(nonNull(r.string()));
     }
+  }
+
+  /** "content-encod" in ASCII: every header name Java's equalsIgnoreCase takes for Content-Encoding holds it. */
+  private static final byte[] CONTENT_ENCOD = "content-encod".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The {@code Content-Encoding} (first value, as {@link Headers#get}) of the flow's request and of
+   * its final response, read from {@code blob} without decoding the rest: {@code {request,
+   * response}}, each null when that head or header is absent. A blob that does not hold the letters
+   * {@code content-encod} in any case, the common case, is not decoded at all.
+   */
+  static String[] contentEncodings(byte[] blob) {
+    String[] out = new String[2];
+    if (!containsIgnoreAsciiCase(blob, CONTENT_ENCOD)) {
+      return out;
+    }
+    BlobReader r = new BlobReader(blob);
+    int format = r.u8();
+    if (format != FORMAT) {
+      throw new BlobReader.CorruptBlobException("detail record format " + format + " (this Loupe reads " + FORMAT + ")");
+    }
+    r.string();
+    r.string();
+    r.zigzag();
+    r.zigzag();
+    r.string();
+    r.string();
+    r.string();
+    skipConnection(r);
+    skipConnection(r);
+    RequestHead request = request(r);
+    request(r); // the original request
+    ResponseHead response = response(r);
+    out[0] = request == null ? null : request.headers().get("content-encoding");
+    out[1] = response == null ? null : response.headers().get("content-encoding");
+    return out;
+  }
+
+  /** Reads past a connection as {@link #connection(BlobReader, CertificateSource)} reads it. */
+  private static void skipConnection(BlobReader r) {
+    if (!r.bool()) {
+      return;
+    }
+    r.varlong();
+    skipAddress(r);
+    skipAddress(r);
+    r.bool();
+    if (r.bool()) {
+      r.string();
+      r.string();
+      r.string();
+      r.string();
+      r.bool();
+      int n = r.varint();
+      for (int i = 0; i < n; i++) {
+        r.bytes();
+      }
+    }
+  }
+
+  private static void skipAddress(BlobReader r) {
+    if (r.bool()) {
+      r.string();
+      r.bytes();
+      r.varint();
+    }
+  }
+
+  /** Whether {@code needle} (lower-case ASCII) occurs in {@code hay}, ASCII letters compared in any case. */
+  static boolean containsIgnoreAsciiCase(byte[] hay, byte[] needle) {
+    int last = hay.length - needle.length;
+    outer:
+    for (int i = 0; i <= last; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        int b = hay[i + j];
+        if (b >= 'A' && b <= 'Z') {
+          b += 'a' - 'A';
+        }
+        if (b != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   // ---- heads -----------------------------------------------------------------------------------
