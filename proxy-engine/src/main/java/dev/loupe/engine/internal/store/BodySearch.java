@@ -198,11 +198,14 @@ final class BodySearch {
       Hits hits, BooleanSupplier stop) throws SQLException, IOException {
     String dir = descending ? " DESC" : "";
     String parts = scan.readsRequest() && scan.readsResponse() ? "IN (0, 1)" : scan.readsRequest() ? "= 0" : "= 1";
-    // the flow columns in a subquery: the filter's condition names them unqualified
-    String sql = "SELECT f.id, f.req, f.res, f.ws, f.detail, b.part, b.size, b.captured, b.data, b.file FROM"
-        + " (SELECT id, method IS NOT NULL AS req, status IS NOT NULL AS res, websocket AS ws, detail, "
+    // the flow columns in a subquery, as the filter's condition names them unqualified; a body of
+    // no bytes on the wire is no body to a search (as Body.size() == 0 is), and a data blob is
+    // read as a rebuilt flow reads it: its first `captured` bytes
+    String sql = "SELECT f.id, f.flags, f.detail, b.part, CASE WHEN length(b.data) > b.captured"
+        + " THEN substr(b.data, 1, b.captured) ELSE b.data END, b.file, b.captured FROM"
+        + " (SELECT id, (method IS NOT NULL) | ((status IS NOT NULL) << 1) | ((websocket != 0) << 2) AS flags, detail, "
         + key.column() + " AS sort_key FROM flow WHERE id BETWEEN ? AND ? AND (" + where.where() + ")) AS f"
-        + " LEFT JOIN body AS b ON b.flow = f.id AND b.part " + parts
+        + " LEFT JOIN body AS b ON b.flow = f.id AND b.part " + parts + " AND b.size != 0"
         + " ORDER BY " + (key == SortKey.ID ? "f.id" + dir : "f.sort_key" + dir + ", f.id" + dir);
     try (PreparedStatement p = c.prepareStatement(sql); Row row = new Row(c)) {
       p.setLong(1, lo);
@@ -217,17 +220,19 @@ final class BodySearch {
       }
       try (ResultSet r = p.executeQuery()) {
         boolean more = r.next();
+        long id = more ? r.getLong(1) : 0;
         int rows = 0;
         while (more) {
           if ((++rows & 255) == 0 && stop.getAsBoolean()) {
             return;
           }
-          long id = r.getLong(1);
           row.start(r, id);
+          long next = 0;
           do {
             row.part(r);
             more = r.next();
-          } while (more && r.getLong(1) == id);
+            next = more ? r.getLong(1) : 0;
+          } while (more && next == id);
           try {
             if (scan.test(row) && !hits.accept(id)) {
               return;
@@ -235,6 +240,7 @@ final class BodySearch {
           } catch (ReadFailure e) {
             throw e.sql;
           }
+          id = next;
         }
       }
     }
@@ -260,6 +266,7 @@ final class BodySearch {
     private boolean webSocket;
     private byte[] detail;
     private String[] encodings;
+    /** 0 without a body, else not 0 (what a search needs to know of the size). */
     private final long[] size = new long[2];
     private final byte[][] data = new byte[2][];
     private final String[] file = new String[2];
@@ -272,11 +279,12 @@ final class BodySearch {
     /** The first row of flow {@code id}: its head flags, and its detail blob when it has a body. */
     void start(ResultSet r, long id) throws SQLException {
       this.id = id;
-      request = r.getInt(2) != 0;
-      response = r.getInt(3) != 0;
-      webSocket = r.getInt(4) != 0;
-      r.getInt(6);
-      detail = r.wasNull() ? null : r.getBytes(5);
+      int flags = r.getInt(2);
+      request = (flags & 1) != 0;
+      response = (flags & 2) != 0;
+      webSocket = (flags & 4) != 0;
+      r.getInt(4);
+      detail = r.wasNull() ? null : r.getBytes(3);
       encodings = null;
       for (int i = 0; i < 2; i++) {
         size[i] = 0;
@@ -288,21 +296,17 @@ final class BodySearch {
 
     /** One body row of the flow (none when the LEFT JOIN found none). */
     void part(ResultSet r) throws SQLException {
-      int part = r.getInt(6);
+      int part = r.getInt(4);
       if (r.wasNull()) {
         return;
       }
-      long captured = r.getLong(8);
-      size[part] = r.getLong(7);
-      byte[] bytes = r.getBytes(9);
-      file[part] = r.getString(10);
-      if (bytes != null) {
-        // as a rebuilt flow holds it: the kept bytes, no more
-        data[part] = bytes.length > captured ? Arrays.copyOf(bytes, (int) captured) : bytes;
-      } else if (file[part] == null) {
-        chunked[part] = captured > 0;
-        if (captured == 0) {
-          data[part] = new byte[0];
+      size[part] = 1; // not 0: the query leaves bodies of no bytes out
+      data[part] = r.getBytes(5);
+      if (data[part] == null) {
+        file[part] = r.getString(6);
+        if (file[part] == null) {
+          chunked[part] = r.getLong(7) > 0;
+          data[part] = chunked[part] ? null : new byte[0];
         }
       }
     }

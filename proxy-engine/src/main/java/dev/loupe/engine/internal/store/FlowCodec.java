@@ -125,7 +125,7 @@ final class FlowCodec {
   }
 
   /** "content-encod" in ASCII: every header name Java's equalsIgnoreCase takes for Content-Encoding holds it. */
-  private static final byte[] CONTENT_ENCOD = "content-encod".getBytes(StandardCharsets.US_ASCII);
+  private static final AsciiNeedle CONTENT_ENCOD = new AsciiNeedle("content-encod");
 
   /**
    * The {@code Content-Encoding} (first value, as {@link Headers#get}) of the flow's request and of
@@ -135,7 +135,7 @@ final class FlowCodec {
    */
   static String[] contentEncodings(byte[] blob) {
     String[] out = new String[2];
-    if (!containsIgnoreAsciiCase(blob, CONTENT_ENCOD)) {
+    if (!CONTENT_ENCOD.in(blob)) {
       return out;
     }
     BlobReader r = new BlobReader(blob);
@@ -190,23 +190,42 @@ final class FlowCodec {
     }
   }
 
-  /** Whether {@code needle} (lower-case ASCII) occurs in {@code hay}, ASCII letters compared in any case. */
-  static boolean containsIgnoreAsciiCase(byte[] hay, byte[] needle) {
-    int last = hay.length - needle.length;
-    outer:
-    for (int i = 0; i <= last; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        int b = hay[i + j];
-        if (b >= 'A' && b <= 'Z') {
-          b += 'a' - 'A';
+  /**
+   * A lower-case ASCII word searched in bytes with ASCII letters compared in any case, by
+   * Boyer-Moore-Horspool: most windows are skipped a word's length at a time. Immutable.
+   */
+  static final class AsciiNeedle {
+    private final byte[] needle;
+    private final int[] shift = new int[256];
+
+    AsciiNeedle(String lowerCase) {
+      needle = lowerCase.getBytes(StandardCharsets.US_ASCII);
+      int m = needle.length;
+      java.util.Arrays.fill(shift, m);
+      for (int j = 0; j < m - 1; j++) {
+        shift[needle[j] & 0xFF] = m - 1 - j;
+        shift[Character.toUpperCase((char) needle[j]) & 0xFF] = m - 1 - j;
+      }
+    }
+
+    /** Whether the word occurs in {@code hay}. */
+    boolean in(byte[] hay) {
+      int m = needle.length;
+      for (int i = m - 1; i < hay.length; i += shift[hay[i] & 0xFF]) {
+        int k = 0;
+        while (k < m && lowerAscii(hay[i - k]) == needle[m - 1 - k]) {
+          k++;
         }
-        if (b != needle[j]) {
-          continue outer;
+        if (k == m) {
+          return true;
         }
       }
-      return true;
+      return false;
     }
-    return false;
+
+    private static int lowerAscii(byte b) {
+      return b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
+    }
   }
 
   // ---- heads -----------------------------------------------------------------------------------

@@ -83,7 +83,13 @@ class FlowCodecSkimTest {
       }
     }
     assertThat("content-encod\u0131ng".equalsIgnoreCase("content-encoding")).as("the i is folded, after the prefix").isTrue();
-    assertThat(FlowCodec.containsIgnoreAsciiCase("X: CONTENT-ENCOD\u0131NG".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-        "content-encod".getBytes(java.nio.charset.StandardCharsets.US_ASCII))).isTrue();
+    FlowCodec.AsciiNeedle needle = new FlowCodec.AsciiNeedle("content-encod");
+    for (String hay : new String[] {"X: CONTENT-ENCOD\u0131NG", "content-encod", "xxcOnTeNt-EnCoD", "Content-EncodX"}) {
+      assertThat(needle.in(hay.getBytes(java.nio.charset.StandardCharsets.UTF_8))).as(hay).isTrue();
+    }
+    for (String hay : new String[] {"", "content-enco", "ontent-encod", "content_encod", "Accept-Encoding: gzip",
+        "contentt-encod", "content-encoD".replace('D', '\u0110')}) {
+      assertThat(needle.in(hay.getBytes(java.nio.charset.StandardCharsets.UTF_8))).as(hay).isFalse();
+    }
   }
 }
