@@ -277,6 +277,11 @@ public final class FlowReader {
    * as {@link StoredBody} (opened only when read, nothing spilled), WebSocket messages with content.
    */
   FlowBuilder row(Connection c, ResultSet r, boolean withContent) throws SQLException {
+    return row(c, r, withContent, withContent);
+  }
+
+  /** {@link #row(Connection, ResultSet, boolean)}, WebSocket messages left out unless {@code withMessages}. */
+  FlowBuilder row(Connection c, ResultSet r, boolean withContent, boolean withMessages) throws SQLException {
     FlowBuilder b = new FlowBuilder();
     b.id = r.getLong(1);
     b.startedAt = FlowWriter.instant(r.getLong(2));
@@ -310,7 +315,7 @@ public final class FlowReader {
       b.requestBody = b.requestBody != null ? b.requestBody : unkept(r.getLong(15));
       b.responseBody = b.responseBody != null ? b.responseBody : unkept(r.getLong(16));
     }
-    if (withContent && b.webSocket) {
+    if (withMessages && b.webSocket) {
       messages(c, b);
     }
     return b;
