@@ -23,4 +23,9 @@ public final class LauncherOptions {
    */
   public static final List<String> DEFAULT = List.of("-XX:+UseG1GC", "-XX:+UseStringDeduplication",
       "-XX:G1PeriodicGCInterval=15000", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30");
+
+  /** Prints {@link #DEFAULT} on one line (benchmarks run with what the launcher ships: bench/launcher-options.sh). */
+  public static void main(String[] args) {
+    System.out.println(String.join(" ", DEFAULT));
+  }
 }

@@ -202,8 +202,8 @@ public final class SessionScaleBenchmark {
     }
   }
 
-  /** One flow shaped like small proxied API traffic. */
-  private static void record(FlowStore store, CapturePolicy capture, int i, boolean variant) {
+  /** One flow shaped like small proxied API traffic ({@code variant}: every 1,000th answered 599). */
+  public static void record(FlowStore store, CapturePolicy capture, int i, boolean variant) {
     Flow f = new Flow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
     boolean post = i % 7 == 0;
     String host = "host" + (i % 50) + ".example.com";
