@@ -107,7 +107,7 @@ public final class SessionWindowBenchmark {
       if ((i & 0xFFFF) == 0xFFFF) {
         long rss = rss("VmRSS");
         peakRss = Math.max(peakRss, rss);
-        System.out.printf(Locale.ROOT, "  %,9d flows, %5.1f s, waiting %,d, heap %s, rss %s; UI waits so far %s%n", i + 1,
+        System.out.printf(Locale.ROOT, "  %,9d flows, %5.1f s, waiting %,d, heap %s, rss %s; UI waits so far: %s%n", i + 1,
             (System.nanoTime() - t0) / 1e9, session.stats().pending(), mib(heapUsed()), mib(rss), heartbeat.summary());
       }
     }
@@ -117,13 +117,13 @@ public final class SessionWindowBenchmark {
     awaitCount(table, n);
     long shown = System.nanoTime();
     long rssEnd = rss("VmRSS");
-    long[] ingestWaits = heartbeat.drain();
+    String ingestWaits = heartbeat.drain();
     int ingestScrolls = scrolls.getAndSet(0);
     System.out.printf(Locale.ROOT, "ingest: %,d flows made in %.1f s, on disk after %.1f s (%,.0f flows/s sustained),"
         + " all %,d rows in the table after %.1f s%n", n, (produced - t0) / 1e9, (flushed - t0) / 1e9,
         n / ((flushed - t0) / 1e9), n, (shown - t0) / 1e9);
-    System.out.printf(Locale.ROOT, "  UI thread while ingesting and scrolling (%,d jumps): %s%n", ingestScrolls,
-        waits(ingestWaits));
+    System.out.printf(Locale.ROOT, "  UI thread while ingesting and scrolling (%,d jumps): waits %s%n", ingestScrolls,
+        ingestWaits);
     System.out.printf(Locale.ROOT, "  RSS at the end of the ingest %s (sampled peak %s, VmHWM %s); heap used %s%n",
         mib(rssEnd), mib(Math.max(peakRss, rssEnd)), mib(rss("VmHWM")), mib(heapUsed()));
 
@@ -133,10 +133,13 @@ public final class SessionWindowBenchmark {
     }
     scrolling.set(false);
     scroller.join();
-    long[] scrollWaits = heartbeat.drain();
-    System.out.printf(Locale.ROOT, "  UI thread scrolling %,d flows for 20 s (%,d jumps): %s%n", n, scrolls.get(),
-        waits(scrollWaits));
+    String scrollWaits = heartbeat.drain();
+    System.out.printf(Locale.ROOT, "  UI thread scrolling %,d flows for 20 s (%,d jumps): waits %s%n", n, scrolls.get(),
+        scrollWaits);
     System.out.printf(Locale.ROOT, "  RSS after scrolling %s, VmHWM %s%n", mib(rss("VmRSS")), mib(rss("VmHWM")));
+    System.gc();
+    System.out.printf(Locale.ROOT, "  heap used after a full GC (the live set with %,d flows in the window): %s%n", n,
+        mib(heapUsed()));
     heartbeat.interrupt();
     System.out.println("load average at end: " + loadAverage());
     vm.close();
@@ -146,9 +149,17 @@ public final class SessionWindowBenchmark {
     System.exit(0);
   }
 
-  /** Posts a task to the UI thread every 10 ms and keeps how long each waited to run. */
+  /**
+   * Posts a task to the UI thread every 10 ms and keeps how long each waited to run (wall time), and
+   * how much CPU the UI thread used meanwhile: on a box where other processes take the cores, the wall
+   * wait is mostly the scheduler's; the CPU the UI thread spent ahead of the task is Loupe's work, and
+   * what the wait would be with a core free.
+   */
   private static final class Heartbeat extends Thread {
+    private final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final List<Long> waits = new ArrayList<>();
+    private final List<Long> busy = new ArrayList<>();
+    private volatile long uiThread = -1;
 
     Heartbeat() {
       super("ui-heartbeat");
@@ -159,11 +170,17 @@ public final class SessionWindowBenchmark {
     public void run() {
       while (!isInterrupted()) {
         long posted = System.nanoTime();
+        long cpuAtPost = uiThread < 0 ? -1 : threads.getThreadCpuTime(uiThread);
         CountDownLatch ran = new CountDownLatch(1);
         Platform.runLater(() -> {
           long w = System.nanoTime() - posted;
+          uiThread = Thread.currentThread().getId();
+          long b = cpuAtPost < 0 ? -1 : threads.getCurrentThreadCpuTime() - cpuAtPost;
           synchronized (waits) {
             waits.add(w);
+            if (b >= 0) {
+              busy.add(b);
+            }
           }
           ran.countDown();
         });
@@ -176,20 +193,24 @@ public final class SessionWindowBenchmark {
       }
     }
 
-    long[] drain() {
+    /** The waits and the UI thread's CPU during them since the last drain, as a sentence; clears them. */
+    String drain() {
       synchronized (waits) {
-        long[] w = waits.stream().mapToLong(Long::longValue).sorted().toArray();
+        String out = summary();
         waits.clear();
-        return w;
+        busy.clear();
+        return out;
       }
     }
 
     String summary() {
-      long[] w;
       synchronized (waits) {
-        w = waits.stream().mapToLong(Long::longValue).sorted().toArray();
+        return waits(sorted(waits)) + "; UI thread's own CPU during those waits " + waits(sorted(busy));
       }
-      return waits(w);
+    }
+
+    private static long[] sorted(List<Long> values) {
+      return values.stream().mapToLong(Long::longValue).sorted().toArray();
     }
   }
 
@@ -210,7 +231,7 @@ public final class SessionWindowBenchmark {
     if (w.length == 0) {
       return "(no probes)";
     }
-    return String.format(Locale.ROOT, "waits p50 %.1f ms, p99 %.1f ms, max %.1f ms (%,d probes)",
+    return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%,d probes)",
         w[w.length / 2] / 1e6, w[Math.min(w.length - 1, (int) (w.length * 0.99))] / 1e6, w[w.length - 1] / 1e6, w.length);
   }
 
