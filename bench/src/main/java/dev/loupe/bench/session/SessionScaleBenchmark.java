@@ -193,6 +193,8 @@ public final class SessionScaleBenchmark {
       System.out.printf(Locale.ROOT, "ingest: %,d flows made in %.1f s, on disk after %.1f s: %,.0f flows/s sustained;"
           + " %,d batches, longest %.0f ms; store holds %,d flows%n", n, (produced - t0) / 1e9, (flushed - t0) / 1e9,
           n / ((flushed - t0) / 1e9), st.batches(), st.maxBatchNanos() / 1e6, store.size());
+      System.out.printf(Locale.ROOT, "session writer thread: %.1f s of CPU, %.0f µs a flow%n", writerCpu() / 1e9,
+          writerCpu() / 1e3 / n);
       System.out.printf(Locale.ROOT, "memory while recording: peak heap used %s, RSS now %s, peak RSS %s%n",
           mib(peak.maxHeap()), mib(rss("VmRSS")), mib(rss("VmHWM")));
       long c0 = System.nanoTime();
@@ -277,6 +279,17 @@ public final class SessionScaleBenchmark {
       }
     } catch (java.io.IOException ignored) {
       // not Linux
+    }
+    return -1;
+  }
+
+  /** CPU time of the session's writer thread so far, in ns (-1 when there is none). */
+  private static long writerCpu() {
+    var threads = ManagementFactory.getThreadMXBean();
+    for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().equals("loupe-session-writer")) {
+        return threads.getThreadCpuTime(info.getThreadId());
+      }
     }
     return -1;
   }
