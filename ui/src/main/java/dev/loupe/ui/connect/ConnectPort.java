@@ -24,12 +24,17 @@ public interface ConnectPort {
    * @param enabled     Loupe listens on every interface (the LAN), not only on loopback
    * @param requireAuth remote clients must log in
    * @param port        the proxy's port
-   * @param addresses   this machine's LAN addresses a device can use (IPv4 first)
+   * @param username    the remote clients' user name ({@code ""} for none yet; null is read as that)
+   * @param password    its password (likewise)
+   * @param addresses   this machine's LAN addresses a device can use (IPv4 first; none: an empty list,
+   *                    and null is read as that)
    */
   record RemoteAccess(boolean enabled, boolean requireAuth, String username, String password, int port,
       List<String> addresses) {
     public RemoteAccess {
-      addresses = List.copyOf(addresses);
+      username = username == null ? "" : username;
+      password = password == null ? "" : password;
+      addresses = addresses == null ? List.of() : List.copyOf(addresses);
     }
   }
 
