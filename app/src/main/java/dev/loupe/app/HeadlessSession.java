@@ -131,7 +131,10 @@ final class HeadlessSession {
     out.flush();
   }
 
-  /** One line per flow: time, method, URL, status, size, duration, protocol per side, tier. */
+  /**
+   * One line per flow: time, method, URL, status, size, duration, protocol per side, tier, then for a
+   * client Loupe launched {@code client NAME}.
+   */
   static String line(Flow f) {
     RequestHead req = f.request();
     ResponseHead res = f.response();
@@ -160,6 +163,9 @@ final class HeadlessSession {
       if (f.webSocketCloseCode() >= 0) {
         sb.append(" close ").append(f.webSocketCloseCode());
       }
+    }
+    if (f.client() != null) { // a client Loupe launched (a browser, a terminal): last, as its name may have spaces
+      sb.append(" client ").append(f.client());
     }
     return sb.toString();
   }

@@ -73,6 +73,15 @@ public interface ConnectPort {
   /** The newest refused clients, oldest first, one line each. Fast. */
   List<String> refusals();
 
+  /**
+   * Calls {@code listener} (on any thread) with where the proxy listens, in words for the status bar,
+   * each time applying remote access moved it: the LAN addresses and port and whether clients must
+   * log in while it is on (e.g. {@code "192.168.1.23:8080 (remote access, login required)"}), the
+   * loopback address once it is off. The default never calls it (nothing moves the proxy).
+   */
+  default void onListening(java.util.function.Consumer<String> listener) {
+  }
+
   /** A port for a window where none of this is available. */
   static ConnectPort unsupported(String reason) {
     return new ConnectPort() {
