@@ -431,6 +431,13 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    // running.json and the listeners `loupe browser` asks for; both follow the proxy across
+    // restarts. Written before the listening line, so a script that waits for that line finds it.
+    RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
+    if (running != null) {
+      engines.onRestart(running::restarted);
+      Runtime.getRuntime().addShutdownHook(new Thread(running::close, "loupe-running-file"));
+    }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -444,12 +451,6 @@ final class LoupeCommand implements Callable<Integer> {
     if (reverse == null) {
       out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
           + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
-    }
-    // running.json and the listeners `loupe browser` asks for; both follow the proxy across restarts
-    RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
-    if (running != null) {
-      engines.onRestart(running::restarted);
-      Runtime.getRuntime().addShutdownHook(new Thread(running::close, "loupe-running-file"));
     }
     if (access.message() != null) {
       out.println(access.message());
