@@ -119,8 +119,9 @@ class RemoteAccessListeningTest {
         "/status/200?browser")).startsWith("HTTP/1.1 200 ");
     Flow tagged = awaitFlow("/status/200?browser");
     assertThat(tagged.client()).isEqualTo("Chromium");
-    assertThat(new FlowLine(java.time.ZoneId.systemDefault()).format(tagged)).as("the headless line").endsWith(" client Chromium");
-    assertThat(new FlowLine(java.time.ZoneId.systemDefault()).format(awaitFlow("/status/200?logged-in"))).doesNotContain(" client ");
+    FlowLine line = new FlowLine(java.time.ZoneId.systemDefault());
+    assertThat(line.format(tagged)).as("the headless line").endsWith(" client Chromium");
+    assertThat(line.format(awaitFlow("/status/200?logged-in"))).doesNotContain(" client ");
 
     ConnectPort.RemoteAccess off = connect.applyRemoteAccess(
         new ConnectPort.RemoteAccess(false, true, USER, PASSWORD, port, List.of()));
