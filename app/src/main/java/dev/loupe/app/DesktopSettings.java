@@ -1,6 +1,6 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.util.ByteSizes;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.app.sysproxy.SystemProxyService;

@@ -21,7 +21,7 @@ import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
 import dev.loupe.ca.KeyAlgorithm;
 import dev.loupe.ca.LeafCertificate;
-import dev.loupe.engine.util.ByteSizes;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyEngine;
@@ -403,8 +403,8 @@ final class LoupeCommand implements Callable<Integer> {
         : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     // the window records through its session manager (File menu, autosave); headless straight into --session
-    dev.loupe.engine.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
-    dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
+    dev.loupe.engine.api.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
+    dev.loupe.engine.api.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
@@ -499,14 +499,14 @@ final class LoupeCommand implements Callable<Integer> {
   }
 
   /** What --control, --control-token-file and --rules asked for, checked before anything starts. */
-  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.intercept.Rule> rules) {}
+  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.api.intercept.Rule> rules) {}
 
   private ControlOptions controlOptions() {
     if (pauseTimeoutSeconds < 0) {
       throw new UsageError("--pause-timeout: expected 0 (off) or a positive number of seconds, got "
           + pauseTimeoutSeconds);
     }
-    List<dev.loupe.engine.intercept.Rule> rules = null;
+    List<dev.loupe.engine.api.intercept.Rule> rules = null;
     if (rulesFile != null) {
       if (!headless) {
         throw new UsageError("--rules is for --headless (the window keeps its rules in the configuration"
@@ -546,7 +546,7 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      dev.loupe.engine.api.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
       McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
@@ -592,8 +592,8 @@ final class LoupeCommand implements Callable<Integer> {
    * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
    * does not depend on what someone clicked in a window.
    */
-  private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
+  private dev.loupe.engine.api.intercept.InterceptService interceptService(Path dir) {
+    var intercept = dev.loupe.engine.api.intercept.InterceptService.create(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

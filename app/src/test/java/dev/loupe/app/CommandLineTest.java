@@ -3,7 +3,7 @@ package dev.loupe.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loupe.engine.util.ByteSizes;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.api.ListenAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.loupe.app.connect;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loupe.engine.util.AtomicFiles;
+import dev.loupe.engine.api.util.AtomicFiles;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyAuth;
 import java.io.IOException;

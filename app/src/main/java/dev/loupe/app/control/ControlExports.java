@@ -5,7 +5,7 @@ import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.har.HarWriter;
-import dev.loupe.engine.intercept.ContentCoding;
+import dev.loupe.engine.api.intercept.ContentCoding;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

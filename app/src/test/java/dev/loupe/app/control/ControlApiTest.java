@@ -10,8 +10,8 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +46,7 @@ class ControlApiTest {
   @BeforeEach
   void start() throws Exception {
     store = new FlowStore();
-    intercept = new InterceptService();
+    intercept = InterceptService.create();
     Replayer none = (request, protocol, replayOf) -> {
       throw new UnsupportedOperationException("no proxy in this test");
     };

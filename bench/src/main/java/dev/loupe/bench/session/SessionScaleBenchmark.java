@@ -7,12 +7,13 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.DiffSummary;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionDiff;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.DiffSummary;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.internal.session.SessionFile;
+import dev.loupe.engine.api.session.model.SortKey;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
@@ -147,7 +148,7 @@ public final class SessionScaleBenchmark {
   private static void ingest(Path file, Path dir, int n, boolean variant, Peak peak) throws Exception {
     long t0 = System.nanoTime();
     FlowStore store = new FlowStore();
-    try (Session s = Session.open(file, dir)) {
+    try (SessionFile s = SessionFile.open(file, dir)) { // the engine's own: its writer statistics
       s.record(store, p -> System.out.println("PROBLEM: " + p));
       CapturePolicy capture = CapturePolicy.defaults();
       for (int i = 0; i < n; i++) {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.api.intercept.Replayer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,14 +3,15 @@ package dev.loupe.ui.intercept;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Interception;
-import dev.loupe.engine.intercept.PausedFlow;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
-import dev.loupe.engine.intercept.ResponseOutcome;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.intercept.Interception;
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ final class PausedFlows {
     }
     Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(draft.toHead());
-    Interception ic = service.begin(flow);
+    Interception ic = DefaultInterceptService.of(service).begin(flow);
     if (ic == null) {
       throw new IllegalStateException("no breakpoint wants " + draft);
     }
@@ -65,7 +66,7 @@ final class PausedFlows {
     }
     Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(request.toHead());
-    Interception ic = service.begin(flow);
+    Interception ic = DefaultInterceptService.of(service).begin(flow);
     CompletableFuture<ResponseOutcome> out = ic.response(request, response).toCompletableFuture();
     PausedFlow p = service.paused(flow.id());
     if (p == null) {

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.session.FlowDiff;
+import dev.loupe.engine.api.session.FlowDiff;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.ui.diff.SessionDiffWindow;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.ImportReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
