@@ -9,10 +9,14 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.loupe.engine.flow.Flow;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,6 +112,24 @@ class LayeringTest {
                 "dev.loupe.engine.api..", "dev.loupe.engine.flow..", "dev.loupe.engine.filter..")))
         .because("the UI sees the engine through api, flow, filter and dev.loupe.spi only (issue 14)")
         .check(classes);
+  }
+
+  /**
+   * The flow the UI, the app and plugins see is read-only (issue 14): {@link Flow} is an interface
+   * whose every method takes nothing and returns something. The methods that record a flow are the
+   * engine's ({@code internal.record.RecordedFlow}), which nobody outside the engine may use (see
+   * {@link #nobodyOutsideTheEngineUsesItsInternals}); its lists are unmodifiable views (FlowTest).
+   */
+  @Test
+  void theFlowOutsideTheEngineSeesHasNoMutator() {
+    assertThat(Flow.class.isInterface()).as("Flow is a read-only interface, not the recording class").isTrue();
+    List<String> mutators = Arrays.stream(Flow.class.getMethods())
+        .filter(m -> !Modifier.isStatic(m.getModifiers()))
+        .filter(m -> m.getParameterCount() > 0 || m.getReturnType() == void.class)
+        .map(Method::toGenericString)
+        .sorted().toList();
+    assertThat(Flow.class.getMethods()).as("found Flow's methods").hasSizeGreaterThan(30);
+    assertThat(mutators).as("methods of Flow that take arguments or return nothing").isEmpty();
   }
 
   /**

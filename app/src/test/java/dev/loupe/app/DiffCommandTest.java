@@ -1,5 +1,6 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -40,7 +41,7 @@ class DiffCommandTest {
       FlowStore store = new FlowStore();
       s.record(store, p -> { });
       for (int i = 0; i < paths.length; i++) {
-        Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
         f.timings().requestStart(System.nanoTime());
         f.request(new RequestHead("GET", "http", "h.test", 80, paths[i], "HTTP/1.1", Headers.of("Accept", "*/*")));
         store.add(f);

@@ -1,5 +1,6 @@
 package dev.loupe.bench.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -182,7 +183,7 @@ public final class SessionScaleBenchmark {
 
   /** One flow shaped like small proxied API traffic. */
   private static void record(FlowStore store, CapturePolicy capture, int i, boolean variant) {
-    Flow f = new Flow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
     boolean post = i % 7 == 0;
     String host = "host" + (i % 50) + ".example.com";
     f.clientProtocol(i % 3 == 0 ? "HTTP/2" : "HTTP/1.1");

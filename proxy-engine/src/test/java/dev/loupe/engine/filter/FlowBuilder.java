@@ -1,5 +1,6 @@
 package dev.loupe.engine.filter;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
@@ -17,10 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FlowBuilder {
   private static final AtomicLong IDS = new AtomicLong();
 
-  private final Flow flow;
+  private final RecordedFlow flow;
 
   private FlowBuilder(CapturePolicy capture) {
-    flow = new Flow(IDS.incrementAndGet(), Instant.parse("2026-01-02T03:04:05Z"), capture);
+    flow = new RecordedFlow(IDS.incrementAndGet(), Instant.parse("2026-01-02T03:04:05Z"), capture);
   }
 
   /** A flow with no request yet. */
@@ -99,13 +100,13 @@ final class FlowBuilder {
     return this;
   }
 
-  Flow complete() {
+  RecordedFlow complete() {
     flow.complete();
     return flow;
   }
 
   /** The flow as it is, possibly still in flight. */
-  Flow build() {
+  RecordedFlow build() {
     return flow;
   }
 }

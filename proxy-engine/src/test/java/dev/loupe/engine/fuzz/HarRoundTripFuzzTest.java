@@ -1,5 +1,6 @@
 package dev.loupe.engine.fuzz;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -85,7 +86,7 @@ class HarRoundTripFuzzTest {
         wireResponse = gzip(responseBody);
       }
     }
-    Flow flow = new Flow(1, Instant.parse("2026-12-01T10:00:00Z"), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(1, Instant.parse("2026-12-01T10:00:00Z"), CapturePolicy.defaults());
     flow.clientProtocol("HTTP/1.1");
     flow.timings().requestStart(1_000_000_000L);
     RequestHead head = new RequestHead(method, scheme, host, port, target, "HTTP/1.1", Headers.of(requestFields));

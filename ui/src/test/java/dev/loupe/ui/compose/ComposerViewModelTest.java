@@ -1,5 +1,6 @@
 package dev.loupe.ui.compose;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.Flow;
@@ -129,7 +130,7 @@ class ComposerViewModelTest {
     ComposerViewModel vm = vm();
     vm.urlProperty().set("http://127.0.0.1:1/");
     vm.send();
-    Flow failed = Flows.get(3, "http://127.0.0.1:1/", null);
+    RecordedFlow failed = Flows.get(3, "http://127.0.0.1:1/", null);
     failed.fail(new dev.loupe.engine.flow.FlowError(dev.loupe.engine.flow.FlowError.Kind.CONNECT_REFUSED, "refused"));
     replayer.call(0).result().complete(failed);
     assertThat(vm.responseStatusProperty().get()).isEqualTo("No response — CONNECT_REFUSED: refused");

@@ -1,5 +1,6 @@
 package dev.loupe.ui.diff;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
@@ -53,7 +54,7 @@ class SessionDiffViewModelTest {
       FlowStore store = new FlowStore();
       s.record(store, p -> { });
       for (int i = 0; i < pathStatusBody.length; i += 3) {
-        Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
         f.timings().requestStart(System.nanoTime());
         f.request(new RequestHead("GET", "http", "h.test", 80, pathStatusBody[i], "HTTP/1.1", Headers.EMPTY));
         store.add(f);

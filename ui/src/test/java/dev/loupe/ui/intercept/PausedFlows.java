@@ -1,5 +1,6 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
@@ -45,7 +46,7 @@ final class PausedFlows {
     if (service.breakpoints().entries().stream().noneMatch(Breakpoint::request)) {
       service.breakpoints().add(new Breakpoint(null, "", true, false, true));
     }
-    Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(draft.toHead());
     Interception ic = DefaultInterceptService.of(service).begin(flow);
     if (ic == null) {
@@ -64,7 +65,7 @@ final class PausedFlows {
     if (service.breakpoints().entries().stream().noneMatch(Breakpoint::response)) {
       service.breakpoints().add(new Breakpoint(null, "", false, true, true));
     }
-    Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(request.toHead());
     Interception ic = DefaultInterceptService.of(service).begin(flow);
     CompletableFuture<ResponseOutcome> out = ic.response(request, response).toCompletableFuture();

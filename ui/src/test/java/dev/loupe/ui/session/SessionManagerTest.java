@@ -1,5 +1,6 @@
 package dev.loupe.ui.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +34,7 @@ class SessionManagerTest {
   @TempDir Path dir;
 
   private static void flow(FlowStore store, String path) {
-    Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(1);
     f.request(new RequestHead("GET", "http", "example.com", 80, path, "HTTP/1.1", Headers.EMPTY));
     store.add(f);

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.exchange;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static dev.loupe.engine.internal.exchange.ExchangeCommand.*;
 import static dev.loupe.engine.internal.exchange.ExchangeEvent.*;
 
@@ -46,7 +47,7 @@ public final class Exchange {
   private static final java.util.Set<String> IDEMPOTENT =
       java.util.Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final FlowStore store;
   private final LongSupplier clock;
   private final ArrayDeque<ExchangeEvent> heldWhileConnecting = new ArrayDeque<>();
@@ -65,13 +66,13 @@ public final class Exchange {
    */
   private List<RequestDataReceived> resendable;
 
-  public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
+  public Exchange(RecordedFlow flow, FlowStore store, LongSupplier clock) {
     this.flow = Objects.requireNonNull(flow, "flow");
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  public Flow flow() {
+  public RecordedFlow flow() {
     return flow;
   }
 

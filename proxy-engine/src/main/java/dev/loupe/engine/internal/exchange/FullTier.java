@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.exchange;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
@@ -129,7 +130,7 @@ public final class FullTier {
 
   // ---- state -----------------------------------------------------------------------------------
 
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final String method;
   private final LongSupplier clock;
   private final int limit;
@@ -165,7 +166,7 @@ public final class FullTier {
    * @param clock  nanoseconds, monotonic
    * @param limit  the most body held ({@link #BODY_LIMIT} outside tests)
    */
-  public FullTier(Flow flow, LongSupplier clock, int limit) {
+  public FullTier(RecordedFlow flow, LongSupplier clock, int limit) {
     this.flow = Objects.requireNonNull(flow, "flow");
     this.method = flow.request().method();
     this.clock = Objects.requireNonNull(clock, "clock");

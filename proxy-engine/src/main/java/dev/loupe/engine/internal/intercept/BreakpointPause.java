@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.PausedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
@@ -17,7 +18,7 @@ import java.util.function.Consumer;
  * Release methods may be called from any thread.
  */
 final class BreakpointPause implements PausedFlow {
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final Flow.Paused phase;
   private final RequestDraft request;
   private final ResponseDraft response;
@@ -25,7 +26,7 @@ final class BreakpointPause implements PausedFlow {
   private final CompletableFuture<Object> decision = new CompletableFuture<>();
   private final Consumer<BreakpointPause> onRelease;
 
-  BreakpointPause(Flow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response,
+  BreakpointPause(RecordedFlow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response,
       Consumer<BreakpointPause> onRelease) {
     this.flow = flow;
     this.phase = phase;
@@ -35,7 +36,7 @@ final class BreakpointPause implements PausedFlow {
   }
 
   @Override
-  public Flow flow() {
+  public RecordedFlow flow() {
     return flow;
   }
 

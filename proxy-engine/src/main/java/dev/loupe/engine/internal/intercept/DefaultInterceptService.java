@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.InterceptList;
 import dev.loupe.engine.api.intercept.InterceptService;
@@ -141,7 +142,7 @@ public final class DefaultInterceptService implements InterceptService {
    * A rule, breakpoint or intercepting plugin wants a flow when its filter can still match it: atoms
    * about the response or the body are not known yet and count as "maybe".
    */
-  public Interception begin(Flow flow) {
+  public Interception begin(RecordedFlow flow) {
     if (!chain.couldChange(flow)) {
       return null;
     }
@@ -149,7 +150,7 @@ public final class DefaultInterceptService implements InterceptService {
   }
 
   /** Pauses {@code flow} at {@code phase} (the breakpoint interceptor); released through the returned handle. */
-  BreakpointPause pause(Flow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response) {
+  BreakpointPause pause(RecordedFlow flow, Flow.Paused phase, RequestDraft request, ResponseDraft response) {
     BreakpointPause p = new BreakpointPause(flow, phase, request, response, this::released);
     flow.paused(phase);
     paused.put(flow.id(), p);

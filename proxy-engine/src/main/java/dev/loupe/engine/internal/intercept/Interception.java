@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.RuleAction;
@@ -19,16 +20,16 @@ import java.util.concurrent.CompletionStage;
  */
 public final class Interception {
   private final InterceptorChain chain;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private volatile RuleAction.Throttle throttle;
   private volatile BreakpointPause pause;
 
-  Interception(InterceptorChain chain, Flow flow) {
+  Interception(InterceptorChain chain, RecordedFlow flow) {
     this.chain = chain;
     this.flow = flow;
   }
 
-  public Flow flow() {
+  public RecordedFlow flow() {
     return flow;
   }
 

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
@@ -154,7 +155,7 @@ final class PluginEntry implements Plugins.PluginHandle, PluginContext {
    * waited for (the flow is over), but its failure is recorded. Skipped, and counted, when the
    * plugin is too far behind.
    */
-  void observe(String hook, Flow flow, Callable<Object> body) {
+  void observe(String hook, RecordedFlow flow, Callable<Object> body) {
     worker.call(body, true).whenComplete((r, ex) -> {
       if (ex == null) {
         if (r instanceof CompletionStage<?> stage) {
@@ -184,7 +185,7 @@ final class PluginEntry implements Plugins.PluginHandle, PluginContext {
    * An in-flight hook: completes true when the hook returned (and any stage it returned
    * completed), false when it threw or timed out (the flow then goes on unchanged).
    */
-  CompletionStage<Boolean> inFlight(String hook, Flow flow, Supplier<CompletionStage<?>> body) {
+  CompletionStage<Boolean> inFlight(String hook, RecordedFlow flow, Supplier<CompletionStage<?>> body) {
     CompletableFuture<Boolean> result = new CompletableFuture<>();
     worker.call(body::get, false).whenComplete((stage, ex) -> {
       if (ex != null) {
@@ -217,7 +218,7 @@ final class PluginEntry implements Plugins.PluginHandle, PluginContext {
     return "plugin \"" + safeName() + "\"";
   }
 
-  void failed(String hook, Flow flow, Throwable ex) {
+  void failed(String hook, RecordedFlow flow, Throwable ex) {
     String what = "plugin " + safeName() + ", hook " + hook + ": " + describe(ex);
     errors.incrementAndGet();
     lastError = hook + ": " + describe(ex);

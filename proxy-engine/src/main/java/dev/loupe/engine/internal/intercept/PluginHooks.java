@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.RuleAction;
@@ -51,14 +52,14 @@ final class PluginHooks {
    * Records {@code note} on {@code flow}'s "modified by" list once (a flow's hooks run one after the
    * other, so check-then-add does not race).
    */
-  static void mark(Flow flow, String note) {
+  static void mark(RecordedFlow flow, String note) {
     if (!flow.modifiedBy().contains(note)) {
       flow.modifiedBy(note);
     }
   }
 
   static final class Request implements RequestHook {
-    private final Flow flow;
+    private final RecordedFlow flow;
     private final boolean editable;
     private final String plugin;
     /** The flow's interception (in-flight hooks), or null (observed after the fact). */
@@ -68,11 +69,11 @@ final class PluginHooks {
     private RequestOutcome ending;
     private boolean applied;
 
-    Request(Flow flow, RequestDraft draft, boolean editable, String plugin) {
+    Request(RecordedFlow flow, RequestDraft draft, boolean editable, String plugin) {
       this(flow, draft, editable, plugin, null);
     }
 
-    private Request(Flow flow, RequestDraft draft, boolean editable, String plugin, Interception interception) {
+    private Request(RecordedFlow flow, RequestDraft draft, boolean editable, String plugin, Interception interception) {
       this.flow = flow;
       this.before = draft;
       this.draft = draft;
@@ -87,7 +88,7 @@ final class PluginHooks {
     }
 
     /** A read-only hook on a finished flow's recorded request. */
-    static Request observed(Flow flow, String plugin) {
+    static Request observed(RecordedFlow flow, String plugin) {
       return new Request(flow, RequestDraft.of(flow.request(), flow.requestBody().bytes()), false, plugin);
     }
 
@@ -158,7 +159,7 @@ final class PluginHooks {
       return this;
     }
 
-    @Override public Flow flow() { return flow; }
+    @Override public RecordedFlow flow() { return flow; }
     @Override public boolean editable() { return editable; }
     @Override public String method() { return draft.method(); }
     @Override public String url() { return draft.url(); }
@@ -218,7 +219,7 @@ final class PluginHooks {
   }
 
   static final class Response implements ResponseHook {
-    private final Flow flow;
+    private final RecordedFlow flow;
     private final boolean editable;
     private final String plugin;
     /** The flow's interception (in-flight hooks), or null (observed after the fact). */
@@ -230,11 +231,11 @@ final class PluginHooks {
     private ResponseOutcome ending;
     private boolean applied;
 
-    Response(Flow flow, ResponseDraft draft, boolean editable, String plugin) {
+    Response(RecordedFlow flow, ResponseDraft draft, boolean editable, String plugin) {
       this(flow, null, null, draft, editable, plugin);
     }
 
-    private Response(Flow flow, Interception interception, RequestDraft sent, ResponseDraft draft, boolean editable,
+    private Response(RecordedFlow flow, Interception interception, RequestDraft sent, ResponseDraft draft, boolean editable,
         String plugin) {
       this.flow = flow;
       this.interception = interception;
@@ -250,7 +251,7 @@ final class PluginHooks {
       return new Response(ic.flow(), ic, sent, draft, true, interceptor);
     }
 
-    static Response observed(Flow flow, String plugin) {
+    static Response observed(RecordedFlow flow, String plugin) {
       return new Response(flow, ResponseDraft.of(flow.response(), flow.responseBody().bytes()), false, plugin);
     }
 
@@ -313,7 +314,7 @@ final class PluginHooks {
       return this;
     }
 
-    @Override public Flow flow() { return flow; }
+    @Override public RecordedFlow flow() { return flow; }
     @Override public boolean editable() { return editable; }
     @Override public int status() { return draft.status(); }
     @Override public String reason() { return draft.reason(); }

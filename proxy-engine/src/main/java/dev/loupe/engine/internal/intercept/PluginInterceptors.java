@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.filter.Filter;
@@ -44,7 +45,7 @@ final class PluginInterceptors implements Interceptor {
    */
   @Override
   public CompletionStage<RequestOutcome> interceptRequest(Interception ic, RequestDraft draft) {
-    Flow flow = ic.flow();
+    RecordedFlow flow = ic.flow();
     CompletionStage<RequestOutcome> stage = CompletableFuture.completedFuture(new RequestOutcome.Forward(draft));
     for (PluginEntry e : entries) {
       Filter f = e.filter;
@@ -69,7 +70,7 @@ final class PluginInterceptors implements Interceptor {
 
   @Override
   public CompletionStage<ResponseOutcome> interceptResponse(Interception ic, RequestDraft sent, ResponseDraft draft) {
-    Flow flow = ic.flow();
+    RecordedFlow flow = ic.flow();
     CompletionStage<ResponseOutcome> stage = CompletableFuture.completedFuture(new ResponseOutcome.Deliver(draft));
     for (PluginEntry e : entries) {
       Filter f = e.filter;

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowState;
@@ -26,13 +27,13 @@ final class PluginObservers {
   }
 
   /** {@code flow}'s request went through plugins' in-flight hooks. */
-  void claim(Flow flow) {
+  void claim(RecordedFlow flow) {
     intercepted.put(flow.id(), Boolean.TRUE);
   }
 
   /** On the store's delivery thread: queues each plugin's observing hooks for the flow, in order. */
   void onFlowEvent(FlowEvent event) {
-    Flow flow = event.flow();
+    RecordedFlow flow = RecordedFlow.of(event.flow());
     if (entries.isEmpty()) {
       intercepted.remove(flow.id());
       return;
@@ -64,7 +65,7 @@ final class PluginObservers {
   }
 
   /** Queues the after-the-fact hooks for a finished flow on {@code e}'s thread. */
-  private static void observeCompleted(PluginEntry e, Flow flow, boolean sawInFlight) {
+  private static void observeCompleted(PluginEntry e, RecordedFlow flow, boolean sawInFlight) {
     Plugin p = e.plugin;
     if (flow.request() == null || flow.request().method().equals("CONNECT") && flow.state() != FlowState.FAILED) {
       return;

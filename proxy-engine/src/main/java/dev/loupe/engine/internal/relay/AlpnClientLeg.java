@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
@@ -111,7 +112,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     }
     failureRecorded = true;
     Channel ch = ctx.channel();
-    Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
+    RecordedFlow flow = new RecordedFlow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(new ConnectionInfo(ConnectionIds.of(ch), (InetSocketAddress) ch.remoteAddress(),

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
@@ -151,7 +152,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     }
     RequestHead head = ((RequestHeads.Forward) decision).head();
     codec.begin(req);
-    Flow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
+    RecordedFlow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
     flow.timings().requestStart(now);
     exchange = new Exchange(flow, engine.store(), System::nanoTime);
     if (!req.webSocket()) {

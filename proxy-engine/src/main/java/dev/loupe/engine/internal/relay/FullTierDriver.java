@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowStore;
@@ -63,7 +64,7 @@ final class FullTierDriver {
     this.interception = interception;
     this.store = store;
     this.loop = loop;
-    Flow flow = ex.flow();
+    RecordedFlow flow = ex.flow();
     flow.tier(FlowTier.FULL);
     this.tier = new FullTier(flow, System::nanoTime, FullTier.BODY_LIMIT);
     ex.markRecorded();

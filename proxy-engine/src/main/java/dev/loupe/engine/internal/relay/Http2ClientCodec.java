@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
@@ -36,7 +37,7 @@ class Http2ClientCodec extends ClientCodec {
   }
 
   @Override
-  void describe(Flow flow) {
+  void describe(RecordedFlow flow) {
     if (ctx.channel() instanceof Http2StreamChannel stream) {
       flow.clientStreamId(stream.stream().id());
     }

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.ResponseHead;
@@ -37,7 +38,7 @@ final class Http3ClientCodec extends Http2ClientCodec {
   }
 
   @Override
-  void describe(Flow flow) {
+  void describe(RecordedFlow flow) {
     if (ctx.channel() instanceof QuicStreamChannel stream) {
       flow.clientStreamId((int) Math.min(stream.streamId(), Integer.MAX_VALUE));
       flow.clientQuicConnectionId(Http3Streams.connectionIdHex(stream.parent()));

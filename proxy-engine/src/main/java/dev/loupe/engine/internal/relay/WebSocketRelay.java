@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.exchange.Exchange;
@@ -27,7 +28,7 @@ import java.time.Instant;
 final class WebSocketRelay extends PeerRelay {
   private final EngineContext engine;
   private final Exchange exchange;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final WebSocketMessage.Direction direction;
   private ChannelHandlerContext ctx;
 

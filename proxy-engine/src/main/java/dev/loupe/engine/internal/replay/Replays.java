@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.replay;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
@@ -72,7 +73,7 @@ public final class Replays {
     if (protocol == Replayer.Protocol.H3 && !request.head().scheme().equals("https")) {
       throw new IllegalArgumentException("HTTP/3 needs an https:// URL: " + draft.url());
     }
-    Flow flow = new Flow(ctx.store().nextId(), Instant.now(), ctx.config().capture());
+    RecordedFlow flow = new RecordedFlow(ctx.store().nextId(), Instant.now(), ctx.config().capture());
     flow.tier(FlowTier.FULL);
     flow.replayOf(replayOf);
     flow.timings().requestStart(System.nanoTime());

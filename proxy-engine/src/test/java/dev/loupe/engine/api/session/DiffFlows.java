@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -116,8 +117,8 @@ final class DiffFlows {
     }
 
     /** The flow, ended (complete, or failed with {@link #error}). */
-    Flow flow(Path spill) {
-      Flow f = new Flow(id >= 0 ? id : nextId++, Instant.parse("2026-03-01T10:00:00Z"),
+    RecordedFlow flow(Path spill) {
+      RecordedFlow f = new RecordedFlow(id >= 0 ? id : nextId++, Instant.parse("2026-03-01T10:00:00Z"),
           new CapturePolicy(memoryCap, memoryCap >= CapturePolicy.DEFAULT_MEMORY_CAP, spill));
       // scheme://host[:port][target], taken apart by hand: targets may hold what URI refuses ('|')
       String scheme = url.substring(0, url.indexOf("://"));

@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.Filter;
@@ -44,8 +45,8 @@ class DiskFullTest {
     }
   }
 
-  private static Flow flow(FlowStore store, Random r, Map<Long, String> bodies) throws Exception {
-    Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+  private static RecordedFlow flow(FlowStore store, Random r, Map<Long, String> bodies) throws Exception {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(System.nanoTime());
     f.request(new RequestHead("GET", "http", "h.test", 80, "/blob/" + f.id(), "HTTP/1.1", Headers.of("Accept", "*/*")));
     store.add(f);
@@ -86,7 +87,7 @@ class DiskFullTest {
         assertThat(store.capturing()).isFalse();
 
         // while paused: new flows are not recorded (the proxy relays them; the store does not keep them)
-        Flow unrecorded = flow(store, r, new HashMap<>());
+        RecordedFlow unrecorded = flow(store, r, new HashMap<>());
         assertThat(store.get(unrecorded.id())).isNull();
 
         // what the file holds is intact: every flow reads back with its body byte for byte
@@ -103,7 +104,7 @@ class DiskFullTest {
         assertThat(problems.poll(10, TimeUnit.SECONDS)).isEqualTo(Optional.empty());
         assertThat(s.problem()).isNull();
         assertThat(store.capturing()).isTrue();
-        Flow after = flow(store, r, bodies);
+        RecordedFlow after = flow(store, r, bodies);
         s.flush();
         assertThat(s.load(after.id())).isNotNull();
         assertThat(s.count()).isGreaterThan(saved);

@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.api.session.model.DigestSource;
@@ -95,7 +96,7 @@ class SessionDiffStoreTest {
         get("https://h.test/cut").keep(16).responseBody(new byte[500]),
         get("https://h.test/a?x=1").status(0).error(FlowError.Kind.CONNECT_REFUSED, "refused"),
         get("http://other.test:8080/a?x=1").responseHeaders("Content-Encoding", "br").responseBody(utf8("not brotli"))));
-    Flow modified = flows.get(1);
+    RecordedFlow modified = RecordedFlow.of(flows.get(1));
     Body sent = new Body(CapturePolicy.defaults());
     sent.append(ByteBuffer.wrap(utf8("changed by a rule")));
     sent.complete();
@@ -142,7 +143,7 @@ class SessionDiffStoreTest {
       s.record(store, p -> { });
       List<Flow> flows = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        Flow f = get("http://h.test/live/" + i).id(store.nextId()).responseBody(new byte[(2 << 20) + i]).flow(dir);
+        RecordedFlow f = get("http://h.test/live/" + i).id(store.nextId()).responseBody(new byte[(2 << 20) + i]).flow(dir);
         store.add(f);
         store.completed(f);
         flows.add(f);
@@ -260,9 +261,9 @@ class SessionDiffStoreTest {
 
   @Test
   void theHeadOfAFlowWithoutARequestIsEmpty() throws Exception {
-    Flow noRequest = new Flow(1, java.time.Instant.EPOCH, CapturePolicy.defaults());
+    RecordedFlow noRequest = new RecordedFlow(1, java.time.Instant.EPOCH, CapturePolicy.defaults());
     noRequest.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "client rejected the certificate"));
-    Flow tunnel = new Flow(2, java.time.Instant.EPOCH, CapturePolicy.defaults());
+    RecordedFlow tunnel = new RecordedFlow(2, java.time.Instant.EPOCH, CapturePolicy.defaults());
     tunnel.tier(dev.loupe.engine.flow.FlowTier.TUNNEL);
     tunnel.request(new RequestHead("CONNECT", "https", "h.test", 443, "h.test:443", "HTTP/1.1", Headers.EMPTY));
     tunnel.complete();

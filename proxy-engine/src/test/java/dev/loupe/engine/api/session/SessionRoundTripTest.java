@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static dev.loupe.testing.FlowsAssert.assertSameFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,8 +52,8 @@ class SessionRoundTripTest {
   private static final Instant T0 = Instant.parse("2026-12-01T10:11:12.123456789Z");
 
   /** An HTTPS flow over HTTP/2 with TLS facts, a certificate chain, 1xx, trailers and a 3 MiB body. */
-  private Flow h2Flow(FlowStore store) throws Exception {
-    Flow f = new Flow(store.nextId(), T0, capture());
+  private RecordedFlow h2Flow(FlowStore store) throws Exception {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0, capture());
     f.clientProtocol("HTTP/2");
     f.serverProtocol("HTTP/2");
     f.clientStreamId(3);
@@ -98,8 +99,8 @@ class SessionRoundTripTest {
   }
 
   /** HTTP/3 on the server leg, changed by a rule and a breakpoint, originals kept, replaying #1. */
-  private Flow modifiedH3Flow(FlowStore store, long replayOf) {
-    Flow f = new Flow(store.nextId(), T0.plusMillis(5), capture());
+  private RecordedFlow modifiedH3Flow(FlowStore store, long replayOf) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusMillis(5), capture());
     f.tier(FlowTier.FULL);
     f.clientProtocol("HTTP/1.1");
     f.serverProtocol("HTTP/3");
@@ -127,8 +128,8 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private Flow webSocketFlow(FlowStore store) {
-    Flow f = new Flow(store.nextId(), T0.plusSeconds(1), capture());
+  private RecordedFlow webSocketFlow(FlowStore store) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(1), capture());
     f.clientProtocol("HTTP/1.1");
     f.serverProtocol("HTTP/1.1");
     f.webSocket(true);
@@ -153,8 +154,8 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private Flow tunnel(FlowStore store) throws Exception {
-    Flow f = new Flow(store.nextId(), T0.plusSeconds(2), capture());
+  private RecordedFlow tunnel(FlowStore store) throws Exception {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(2), capture());
     f.tier(FlowTier.TUNNEL);
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(1);
@@ -167,8 +168,8 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private Flow failed(FlowStore store) {
-    Flow f = new Flow(store.nextId(), T0.plusSeconds(3), capture());
+  private RecordedFlow failed(FlowStore store) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(3), capture());
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(System.nanoTime());
     f.timings().dnsStart(System.nanoTime());
@@ -180,8 +181,8 @@ class SessionRoundTripTest {
   }
 
   /** A body cut at its capture cap (no spilling): 10 bytes kept of 100 seen. */
-  private Flow truncated(FlowStore store) {
-    Flow f = new Flow(store.nextId(), T0.plusSeconds(4), new CapturePolicy(10, false, dir));
+  private RecordedFlow truncated(FlowStore store) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(4), new CapturePolicy(10, false, dir));
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(1);
     f.request(new RequestHead("GET", "http", "big.example", 80, "/", "HTTP/1.1", Headers.EMPTY));
@@ -202,7 +203,7 @@ class SessionRoundTripTest {
     AtomicReference<String> problem = new AtomicReference<>();
     try (Session s = Session.open(file, dir)) {
       s.record(store, problem::set);
-      Flow first = h2Flow(store);
+      RecordedFlow first = h2Flow(store);
       flows.add(first);
       flows.add(modifiedH3Flow(store, first.id()));
       flows.add(webSocketFlow(store));
@@ -249,7 +250,7 @@ class SessionRoundTripTest {
         .filter(m -> m.getDeclaringClass() == Flow.class && m.getParameterCount() == 0
             && m.getReturnType() != void.class && !java.lang.reflect.Modifier.isStatic(m.getModifiers()))
         .map(java.lang.reflect.Method::getName).filter(n -> !n.equals("toString") && !n.equals("hashCode")).toList();
-    assertThat(getters).as("Flow getters a session file does not keep yet (FlowCodec, FlowWriter, FlowBuilder,"
+    assertThat(getters).as("RecordedFlow getters a session file does not keep yet (FlowCodec, FlowWriter, FlowBuilder,"
         + " FlowsAssert)").allMatch(kept::contains);
   }
 
@@ -259,7 +260,7 @@ class SessionRoundTripTest {
     FlowStore store = new FlowStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
-      Flow f = new Flow(store.nextId(), T0, capture());
+      RecordedFlow f = new RecordedFlow(store.nextId(), T0, capture());
       f.timings().requestStart(System.nanoTime());
       f.request(new RequestHead("GET", "http", "slow.example", 80, "/", "HTTP/1.1", Headers.EMPTY));
       store.add(f);
@@ -288,7 +289,7 @@ class SessionRoundTripTest {
       s.record(store, p -> { });
       List<Flow> flows = new ArrayList<>();
       for (int i = 0; i < 3000; i++) {
-        Flow f = new Flow(store.nextId(), T0.plusMillis(i), capture());
+        RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusMillis(i), capture());
         f.timings().requestStart(1);
         f.request(new RequestHead("GET", "http", "h" + (i % 7) + ".example", 80, "/" + i, "HTTP/1.1", Headers.EMPTY));
         store.add(f);

@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.Filter;
@@ -53,7 +54,7 @@ class StoreFilterTest {
     String[] types = {"application/json; charset=utf-8", "text/html", "image/png", " text/css", "font/woff2",
         "application/javascript"};
     for (int i = 0; i < 140; i++) {
-      Flow f = new Flow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i), capture);
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i), capture);
       if (i % 23 == 22) { // no request at all (a failed TLS handshake)
         store.add(f);
         f.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "client rejected the certificate"));

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.exchange;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
@@ -32,11 +33,11 @@ class FullTierTest {
   private static final ResponseHead OK = new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Length", "5"));
 
   private final AtomicLong clock = new AtomicLong(1_000 * MS);
-  private Flow flow;
+  private RecordedFlow flow;
 
   @BeforeEach
   void setUp() {
-    flow = new Flow(1, Instant.now(), CapturePolicy.defaults());
+    flow = new RecordedFlow(1, Instant.now(), CapturePolicy.defaults());
     flow.request(POST);
     flow.timings().requestStart(clock.get());
   }

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.ContentCoding;
 import dev.loupe.engine.api.intercept.InterceptService;
@@ -36,8 +37,8 @@ class InterceptModelTest {
     return new Rule(null, name, true, filter, new RuleAction.Rewrite(List.of(ops)));
   }
 
-  static Flow flow(String method, String url, String... headers) {
-    Flow f = new Flow(1, Instant.now(), CapturePolicy.defaults());
+  static RecordedFlow flow(String method, String url, String... headers) {
+    RecordedFlow f = new RecordedFlow(1, Instant.now(), CapturePolicy.defaults());
     f.request(new RequestDraft(method, url, "HTTP/1.1", Headers.of(headers), null).toHead());
     return f;
   }
@@ -118,7 +119,7 @@ class InterceptModelTest {
 
   @Test
   void theTierDecisionTreatsResponseAndBodyAtomsAsMaybe() {
-    Flow f = flow("POST", "https://api.example.com/v1/users?id=1", "Content-Type", "application/json");
+    RecordedFlow f = flow("POST", "https://api.example.com/v1/users?id=1", "Content-Type", "application/json");
     assertThat(Filter.parse("~d api.example.com & ~m POST").couldMatch(f)).isTrue();
     assertThat(Filter.parse("~d other.example & ~m POST").couldMatch(f)).isFalse();
     assertThat(Filter.parse("~d api.example.com & ~c 404").couldMatch(f)).isTrue(); // status unknown yet

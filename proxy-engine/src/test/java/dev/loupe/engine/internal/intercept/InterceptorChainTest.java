@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.intercept;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.PausedFlow;
@@ -54,8 +55,8 @@ class InterceptorChainTest {
     service.close();
   }
 
-  private static Flow flow(RequestDraft d) {
-    Flow f = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
+  private static RecordedFlow flow(RequestDraft d) {
+    RecordedFlow f = new RecordedFlow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     f.request(d.toHead());
     return f;
   }
@@ -99,7 +100,7 @@ class InterceptorChainTest {
         op(RewriteOp.Side.REQUEST, RewriteOp.Kind.SET_HEADER, "X-Other", "1")))));
 
     RequestDraft d = get("https://api.test/users?id=1");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     Interception ic = service.begin(f);
     assertThat(ic).isNotNull();
     RequestOutcome out = now(ic.request(d));
@@ -128,7 +129,7 @@ class InterceptorChainTest {
     service.rules().add(rule("reset", "~d reset.test", new RuleAction.Block(RuleAction.Block.Mode.RESET, 0)));
 
     RequestDraft d = get("http://api.test/users");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     Interception ic = service.begin(f);
     RequestOutcome out = now(ic.request(d));
     ResponseDraft answer = ((RequestOutcome.Respond) out).response();
@@ -141,7 +142,7 @@ class InterceptorChainTest {
     assertThat(f.modifiedBy()).containsExactly("rule \"mock\"", "rule \"stamp\"");
 
     RequestDraft ad = get("http://ads.test/banner");
-    Flow adFlow = flow(ad);
+    RecordedFlow adFlow = flow(ad);
     RequestOutcome blocked = now(service.begin(adFlow).request(ad));
     assertThat(((RequestOutcome.Respond) blocked).response().status()).isEqualTo(404);
     assertThat(((RequestOutcome.Respond) blocked).response().bodyText()).contains("Blocked by Loupe rule \"ads\"");
@@ -187,7 +188,7 @@ class InterceptorChainTest {
     service.breakpoints().add(new Breakpoint(null, "~d api.test", true, true, true));
 
     RequestDraft d = get("https://api.test/a");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     Interception ic = service.begin(f);
     CompletionStage<RequestOutcome> req = ic.request(d);
     PausedFlow p = awaitPaused(f);
@@ -213,7 +214,7 @@ class InterceptorChainTest {
         "breakpoint: answered");
   }
 
-  private PausedFlow awaitPaused(Flow f) {
+  private PausedFlow awaitPaused(RecordedFlow f) {
     return org.awaitility.Awaitility.await("flow " + f.id() + " paused").atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(5)).until(() -> service.paused(f.id()), java.util.Objects::nonNull);
   }
@@ -223,7 +224,7 @@ class InterceptorChainTest {
     service.breakpoints().add(new Breakpoint(null, "~m POST", true, false, true));
     RequestDraft post = new RequestDraft("POST", "http://h.test/x", "HTTP/1.1", Headers.EMPTY,
         "{}".getBytes(StandardCharsets.UTF_8));
-    Flow f = flow(post);
+    RecordedFlow f = flow(post);
     Interception ic = service.begin(f);
     CompletableFuture<RequestOutcome> out = ic.request(post).toCompletableFuture();
     PausedFlow p = service.paused(f.id());
@@ -233,7 +234,7 @@ class InterceptorChainTest {
     assertThat(out.join()).isEqualTo(new RequestOutcome.Abort(true, "aborted at a request breakpoint"));
     assertThat(p.resume()).as("released once").isFalse();
 
-    Flow gone = flow(post);
+    RecordedFlow gone = flow(post);
     Interception left = service.begin(gone);
     CompletableFuture<RequestOutcome> never = left.request(post).toCompletableFuture();
     assertThat(service.paused(gone.id())).isNotNull();
@@ -264,7 +265,7 @@ class InterceptorChainTest {
     service.plugins().add(new Thrower(), "test", Map.of());
     service.rules().add(rule("after all", "", new RuleAction.Throttle(0, 1)));
     RequestDraft d = get("http://h.test/z");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     RequestOutcome out = await(service.begin(f).request(d));
     assertThat(((RequestOutcome.Forward) out).request()).isEqualTo(d);
     assertThat(f.notes()).containsExactly("plugin thrower, hook request: IllegalStateException (boom)");
@@ -287,7 +288,7 @@ class InterceptorChainTest {
     };
     service.rules().add(rule("any", "", new RuleAction.Throttle(6400, 0)));
     RequestDraft d = get("http://h.test/");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     Interception ic = service.begin(f);
     assertThatThrownBy(() -> broken.interceptRequest(ic, d)).hasMessage("cannot read the mock file");
     assertThat(f.modifiedBy()).isEmpty();
@@ -343,7 +344,7 @@ class InterceptorChainTest {
 
     // Its hook is the plugins' hook: an observed (read-only) one refuses its edits like a plugin's.
     RequestDraft d = get("http://h.test/x");
-    Flow f = flow(d);
+    RecordedFlow f = flow(d);
     PluginHooks.Request observed = new PluginHooks.Request(f, d, false, "tag");
     assertThatThrownBy(() -> ((Plugin) steps.get(0)).request(observed)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("only observes");

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,7 +47,7 @@ class SessionFileTest {
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       for (int i = 0; i < n; i++) {
-        Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, false, dir));
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, false, dir));
         f.timings().requestStart(1);
         f.request(new RequestHead("GET", "http", "example.com", 80, "/" + i, "HTTP/1.1", Headers.EMPTY));
         store.add(f);
