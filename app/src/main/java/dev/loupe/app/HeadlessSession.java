@@ -1,6 +1,8 @@
 package dev.loupe.app;
 
 import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
@@ -10,8 +12,6 @@ import dev.loupe.engine.flow.Protocols;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
-import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.model.SessionException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package dev.loupe.bench;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

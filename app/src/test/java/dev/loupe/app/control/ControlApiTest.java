@@ -1,18 +1,18 @@
 package dev.loupe.app.control;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.intercept.InterceptService;
-import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package dev.loupe.app.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.flow.FlowStore;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

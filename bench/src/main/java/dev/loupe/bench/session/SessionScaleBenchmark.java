@@ -1,6 +1,11 @@
 package dev.loupe.bench.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.api.session.DiffSummary;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -8,13 +13,8 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.session.model.DiffOptions;
-import dev.loupe.engine.api.session.DiffSummary;
-import dev.loupe.engine.api.session.model.FlowSummary;
-import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.session.SessionFile;
-import dev.loupe.engine.api.session.model.SortKey;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;

@@ -1,12 +1,12 @@
 package dev.loupe.bench.ui;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import dev.loupe.ui.flows.FlowTableView;

@@ -1,12 +1,12 @@
 package dev.loupe.engine.api;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.ClientLabels;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.api.intercept.InterceptService;
-import dev.loupe.engine.api.plugin.Plugins;
-import dev.loupe.engine.api.intercept.Replayer;
-import dev.loupe.engine.api.intercept.RequestDraft;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.loupe.engine.flow;
 
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package dev.loupe.engine.flow;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,6 +1,5 @@
 package dev.loupe.engine.fuzz;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
@@ -9,6 +8,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.fuzz;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -14,6 +13,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

@@ -1,9 +1,9 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.flow.Flow;
 import dev.loupe.ui.common.FxThread;
 import java.util.List;
 import java.util.function.Consumer;

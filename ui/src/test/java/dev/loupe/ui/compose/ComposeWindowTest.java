@@ -2,8 +2,8 @@ package dev.loupe.ui.compose;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.flow.Flow;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.ui.flows.FlowListViewModel;

@@ -1,12 +1,12 @@
 package dev.loupe.ui.compose;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

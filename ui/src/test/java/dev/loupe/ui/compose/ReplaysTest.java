@@ -1,13 +1,13 @@
 package dev.loupe.ui.compose;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.loupe.ui.detail;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.Body;
@@ -10,6 +9,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.HeaderDiff;
 import dev.loupe.ui.diff.LineDiff;
 import java.nio.charset.StandardCharsets;

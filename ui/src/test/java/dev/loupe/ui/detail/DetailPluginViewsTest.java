@@ -1,6 +1,5 @@
 package dev.loupe.ui.detail;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
@@ -8,6 +7,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.ContentView;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

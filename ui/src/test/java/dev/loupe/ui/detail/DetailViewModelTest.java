@@ -1,6 +1,5 @@
 package dev.loupe.ui.detail;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
@@ -12,6 +11,8 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.ui.body.JsonDocument;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -25,7 +26,6 @@ import java.util.Queue;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.loupe.ui.body.JsonDocument;
 
 /** The detail view model without a display: flows built through the engine's setters. */
 class DetailViewModelTest {

@@ -1,6 +1,5 @@
 package dev.loupe.ui.diff;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.Body;
@@ -9,6 +8,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.LineDiff.Kind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,5 @@
 package dev.loupe.ui.export;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +9,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.common.FxThread;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

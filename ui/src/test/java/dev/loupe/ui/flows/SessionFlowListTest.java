@@ -1,16 +1,16 @@
 package dev.loupe.ui.flows;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

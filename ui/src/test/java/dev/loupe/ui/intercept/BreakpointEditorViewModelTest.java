@@ -2,10 +2,10 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.api.intercept.InterceptService;
-import dev.loupe.engine.internal.intercept.RequestOutcome;
 import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
 import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import dev.loupe.ui.common.HeaderEntry;
 import java.nio.charset.StandardCharsets;

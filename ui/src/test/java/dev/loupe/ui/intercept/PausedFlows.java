@@ -1,18 +1,18 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.api.intercept.Breakpoint;
-import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.internal.intercept.DefaultInterceptService;
 import dev.loupe.engine.internal.intercept.Interception;
-import dev.loupe.engine.api.intercept.PausedFlow;
-import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.internal.intercept.RequestOutcome;
-import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.internal.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.internal.intercept.PluginHost;
 import dev.loupe.spi.ContentView;

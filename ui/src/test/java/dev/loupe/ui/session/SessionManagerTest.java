@@ -1,9 +1,11 @@
 package dev.loupe.ui.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -11,9 +13,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.session.model.ImportReport;
-import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

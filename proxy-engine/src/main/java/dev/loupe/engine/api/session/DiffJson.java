@@ -1,9 +1,9 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.api.session.model.DiffOptions;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.loupe.engine.api.session.model.DiffOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 

@@ -1,7 +1,7 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.FlowDigest;
 import java.util.List;
 import java.util.Objects;
 

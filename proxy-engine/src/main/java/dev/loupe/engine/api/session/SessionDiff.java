@@ -1,10 +1,10 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.api.session.model.SessionException;
-import dev.loupe.engine.api.session.model.FlowDigest;
-import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.BodyDigest;
 import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.DigestSource;
+import dev.loupe.engine.api.session.model.FlowDigest;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.Headers;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static dev.loupe.engine.internal.exchange.ExchangeCommand.*;
 import static dev.loupe.engine.internal.exchange.ExchangeEvent.*;
 
@@ -9,6 +8,7 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,19 +1,19 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.api.intercept.ContentCoding;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.intercept.ContentCoding;
-import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.internal.intercept.RequestOutcome;
-import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.internal.intercept.ResponseOutcome;
-import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.InterceptList;
 import dev.loupe.engine.api.intercept.InterceptService;
@@ -9,6 +8,7 @@ import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.Rule;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

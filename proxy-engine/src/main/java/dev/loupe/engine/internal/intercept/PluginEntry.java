@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.Plugin;
 import dev.loupe.spi.PluginContext;
 import java.nio.file.Files;

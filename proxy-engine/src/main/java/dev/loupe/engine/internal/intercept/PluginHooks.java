@@ -1,11 +1,11 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.RequestHook;
 import dev.loupe.spi.ResponseHook;
 import java.nio.charset.StandardCharsets;

@@ -1,10 +1,10 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -1,10 +1,10 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.Plugin;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.record;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ClientLabels;
@@ -15,7 +14,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
-
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
@@ -8,6 +7,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;

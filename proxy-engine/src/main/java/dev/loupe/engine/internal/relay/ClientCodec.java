@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
@@ -11,6 +10,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,11 +1,11 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.HttpResponseStatus;
 

@@ -1,12 +1,12 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.internal.protocol.http1.RequestTargets;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,18 +1,18 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.internal.intercept.Interception;
-import dev.loupe.engine.internal.intercept.RequestOutcome;
-import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.exchange.FullTier;
+import dev.loupe.engine.internal.intercept.Interception;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;

@@ -1,10 +1,10 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,15 +1,15 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.LegSlot;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;

@@ -1,10 +1,10 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.AccessLog;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,11 +1,11 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -1,10 +1,10 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

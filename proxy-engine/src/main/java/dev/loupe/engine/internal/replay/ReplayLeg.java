@@ -1,17 +1,17 @@
 package dev.loupe.engine.internal.replay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.exchange.ResponseTimer;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.Http3Upstreams;
 import dev.loupe.engine.internal.upstream.LegSlot;

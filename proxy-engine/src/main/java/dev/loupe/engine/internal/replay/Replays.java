@@ -1,16 +1,16 @@
 package dev.loupe.engine.internal.replay;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.api.intercept.Replayer;
-import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.Http3Upstreams;
-import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamTls;
 import io.netty.channel.EventLoop;
 import java.time.Instant;
 import java.util.Objects;

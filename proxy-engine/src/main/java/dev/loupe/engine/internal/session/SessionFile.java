@@ -1,8 +1,12 @@
 package dev.loupe.engine.internal.session;
 
 import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.DigestSource;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
@@ -25,10 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
-import dev.loupe.engine.api.session.model.FlowSummary;
-import dev.loupe.engine.api.session.model.SortKey;
-import dev.loupe.engine.api.session.model.ImportReport;
-import dev.loupe.engine.api.session.model.SessionException;
 
 /**
  * A session file ({@code .loupe}, an SQLite database in WAL mode) open for recording and reading:

@@ -1,12 +1,12 @@
 package dev.loupe.engine.internal.store;
 
-import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.api.session.model.BodyDigest;
 import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.Headers;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.store;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
@@ -13,6 +12,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

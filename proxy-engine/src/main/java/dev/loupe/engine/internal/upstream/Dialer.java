@@ -1,11 +1,11 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
 import io.netty.bootstrap.Bootstrap;

@@ -1,10 +1,9 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
-import dev.loupe.engine.internal.transport.FlushCoalescer;
-
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,12 +1,11 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
-import dev.loupe.engine.internal.http3.Http3ResetGuard;
-
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.http3.Http3ResetGuard;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;

@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;

@@ -1,8 +1,8 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.api.session.model.ImportReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -8,6 +7,7 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

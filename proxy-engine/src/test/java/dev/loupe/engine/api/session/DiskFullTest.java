@@ -1,6 +1,5 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.Filter;
@@ -10,6 +9,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.testing.SmallDisk;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

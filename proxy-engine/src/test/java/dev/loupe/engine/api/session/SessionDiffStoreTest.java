@@ -1,10 +1,5 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
-import dev.loupe.engine.api.session.model.SessionException;
-import dev.loupe.engine.api.session.model.FlowDigest;
-import dev.loupe.engine.api.session.model.DigestSource;
-import dev.loupe.engine.api.session.model.DiffOptions;
 import static dev.loupe.engine.api.session.DiffFlows.get;
 import static dev.loupe.engine.api.session.DiffFlows.gzip;
 import static dev.loupe.engine.api.session.DiffFlows.request;
@@ -12,6 +7,10 @@ import static dev.loupe.engine.api.session.DiffFlows.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.DigestSource;
+import dev.loupe.engine.api.session.model.FlowDigest;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
@@ -20,6 +19,7 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,5 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.api.session.model.FlowDigest;
-import dev.loupe.engine.api.session.model.DigestSource;
-import dev.loupe.engine.api.session.model.BodyDigest;
-import dev.loupe.engine.api.session.model.DiffOptions;
 import static dev.loupe.engine.api.session.DiffFlows.get;
 import static dev.loupe.engine.api.session.DiffFlows.gzip;
 import static dev.loupe.engine.api.session.DiffFlows.request;
@@ -14,6 +10,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.loupe.engine.api.session.model.BodyDigest;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.DigestSource;
+import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.flow.FlowError;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,9 +1,10 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static dev.loupe.testing.FlowsAssert.assertSameFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
@@ -18,6 +19,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestPki;
 import java.net.InetAddress;
@@ -33,8 +35,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import dev.loupe.engine.api.session.model.FlowSummary;
-import dev.loupe.engine.api.session.model.SortKey;
 
 /**
  * Flows with every field the model has (H1, H2, H3, WebSocket, tunnel, changed by rules, replayed,

@@ -1,8 +1,8 @@
 package dev.loupe.engine.api.session;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.CapturePolicy;
@@ -14,6 +14,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import dev.loupe.engine.api.session.model.SortKey;
 
 /**
  * The store answers every filter exactly as {@link Filter#test} does on the flows themselves: the

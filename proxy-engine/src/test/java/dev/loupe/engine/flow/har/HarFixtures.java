@@ -1,6 +1,5 @@
 package dev.loupe.engine.flow.har;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
@@ -9,9 +8,10 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.Timings;
+import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -3,14 +3,14 @@ package dev.loupe.engine.flow.har;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.api.intercept.ContentCoding;
-import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.api.session.DiffSummary;
-import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.filter.Filter;
+import dev.loupe.engine.flow.Flow;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static dev.loupe.engine.internal.exchange.ExchangeCommand.*;
 import static dev.loupe.engine.internal.exchange.ExchangeEvent.*;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,6 +14,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,18 +1,18 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.internal.intercept.RequestOutcome;
-import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.internal.intercept.ResponseOutcome;
-import dev.loupe.engine.api.intercept.RuleAction;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,6 +1,8 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.ContentCoding;
 import dev.loupe.engine.api.intercept.InterceptService;
@@ -8,14 +10,12 @@ import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.RewriteOp;
 import dev.loupe.engine.api.intercept.Rule;
 import dev.loupe.engine.api.intercept.RuleAction;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

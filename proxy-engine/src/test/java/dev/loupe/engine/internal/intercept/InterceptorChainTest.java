@@ -1,6 +1,8 @@
 package dev.loupe.engine.internal.intercept;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.PausedFlow;
@@ -9,12 +11,11 @@ import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.RewriteOp;
 import dev.loupe.engine.api.intercept.Rule;
 import dev.loupe.engine.api.intercept.RuleAction;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.Plugin;
 import dev.loupe.spi.RequestHook;
 import dev.loupe.spi.ResponseHook;
@@ -30,7 +31,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.loupe.engine.api.plugin.Plugins;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

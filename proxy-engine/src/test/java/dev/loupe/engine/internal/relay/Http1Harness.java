@@ -1,12 +1,12 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.internal.intercept.DefaultInterceptService;
 import dev.loupe.engine.api.EngineConfig;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
 import dev.loupe.engine.internal.tls.MitmContexts;
-import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.testing.TestPki;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

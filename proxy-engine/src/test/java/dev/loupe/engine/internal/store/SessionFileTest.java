@@ -1,17 +1,17 @@
 package dev.loupe.engine.internal.store;
 
-import dev.loupe.engine.internal.record.RecordedFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.api.session.Session;
-import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.testing.TestData;
 import java.io.IOException;
 import java.io.RandomAccessFile;
