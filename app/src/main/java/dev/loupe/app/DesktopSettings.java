@@ -1,9 +1,9 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.util.ByteSizes;
+import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
-import dev.loupe.app.sysproxy.SystemProxyService;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsFile;

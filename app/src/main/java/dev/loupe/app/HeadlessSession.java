@@ -1,13 +1,13 @@
 package dev.loupe.app;
 
 import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.har.HarWriter;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -8,8 +8,6 @@ import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
-import dev.loupe.app.plugins.PluginLoader;
-import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.ctl.CtlCommand;
 import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.mcp.McpActivity;
@@ -17,6 +15,8 @@ import dev.loupe.app.mcp.McpCallLog;
 import dev.loupe.app.mcp.McpCommand;
 import dev.loupe.app.mcp.McpHttpTransport;
 import dev.loupe.app.mcp.McpOptions;
+import dev.loupe.app.plugins.PluginLoader;
+import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -24,11 +24,11 @@ import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
 import dev.loupe.ca.KeyAlgorithm;
 import dev.loupe.ca.LeafCertificate;
-import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.api.ServerCertificate;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.settings.Settings;
@@ -49,10 +49,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code loupe}: starts the proxy. The public command line — scripts depend on these names, so
@@ -406,8 +406,8 @@ final class LoupeCommand implements Callable<Integer> {
         : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     // the window records through its session manager (File menu, autosave); headless straight into --session
-    dev.loupe.engine.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
-    dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
+    dev.loupe.engine.api.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
+    dev.loupe.engine.api.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
@@ -505,14 +505,14 @@ final class LoupeCommand implements Callable<Integer> {
   }
 
   /** What --control, --control-token-file and --rules asked for, checked before anything starts. */
-  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.intercept.Rule> rules) {}
+  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.api.intercept.Rule> rules) {}
 
   private ControlOptions controlOptions() {
     if (pauseTimeoutSeconds < 0) {
       throw new UsageError("--pause-timeout: expected 0 (off) or a positive number of seconds, got "
           + pauseTimeoutSeconds);
     }
-    List<dev.loupe.engine.intercept.Rule> rules = null;
+    List<dev.loupe.engine.api.intercept.Rule> rules = null;
     if (rulesFile != null) {
       if (!headless) {
         throw new UsageError("--rules is for --headless (the window keeps its rules in the configuration"
@@ -552,7 +552,7 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      dev.loupe.engine.api.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
       McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
@@ -598,8 +598,8 @@ final class LoupeCommand implements Callable<Integer> {
    * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
    * does not depend on what someone clicked in a window.
    */
-  private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
+  private dev.loupe.engine.api.intercept.InterceptService interceptService(Path dir) {
+    var intercept = dev.loupe.engine.api.intercept.InterceptService.create(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

@@ -3,11 +3,11 @@ package dev.loupe.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -80,7 +80,7 @@ class FlowLineTest {
 
   @Test
   void aWholeLineReadsAsBefore() {
-    Flow f = new Flow(1, Instant.parse("2026-12-02T10:15:30.045Z"), CapturePolicy.defaults());
+    RecordedFlow f = new RecordedFlow(1, Instant.parse("2026-12-02T10:15:30.045Z"), CapturePolicy.defaults());
     f.request(new RequestHead("GET", "https", "origin.test", 443, "/a?b=1", "HTTP/2.0", Headers.of("Host", "origin.test")));
     f.clientProtocol("HTTP/2");
     f.serverProtocol("HTTP/1.1");
