@@ -10,9 +10,9 @@ import dev.loupe.app.connect.RunningFile;
 import dev.loupe.app.connect.RunningLoupe;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.testing.TestPki;
 import dev.loupe.ui.connect.ConnectPort;
@@ -66,7 +66,7 @@ class RemoteAccessListeningTest {
         .trustCa(pki.originCa().certificate())
         .build();
     FlowStore store = new FlowStore();
-    engines = new EngineSwitch(ProxyEngine.start(config, store, new InterceptService()), config, store);
+    engines = new EngineSwitch(ProxyEngine.start(config, store, InterceptService.create()), config, store);
     running = RunningLoupe.start(conf, engines::current);
     engines.onRestart(running::restarted);
     connect = new ConnectService(engines::current, engines::config, engines::restart, running.clients(), conf,

@@ -2,8 +2,8 @@ package dev.loupe.ui.shell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
 import dev.loupe.ui.connect.FakeConnectPort;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.settings.Settings;
@@ -35,7 +35,7 @@ import org.testfx.util.WaitForAsyncUtils;
 @Timeout(120)
 class RemoteAccessStatusBarTest {
   private final FakeConnectPort port = new FakeConnectPort();
-  private final InterceptService intercept = new InterceptService();
+  private final InterceptService intercept = InterceptService.create();
   private FlowListViewModel vm;
   private MainWindow window;
   @TempDir
