@@ -5,13 +5,18 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.loupe.engine.flow.Flow;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,19 +99,37 @@ class LayeringTest {
   }
 
   /**
-   * What the UI may use of the engine today. Issue 14 wants "api, flow, filter, spi" only; the UI
-   * still uses {@code intercept} (rules, breakpoints, paused flows, replay drafts) until those types
-   * move behind {@code api}. {@code session} is public surface too: the session files the window opens,
-   * pages and diffs (issue 15). This keeps it from reaching anything else meanwhile.
+   * The UI sees the engine through its public surface only (issue 14): {@code api} (interfaces,
+   * configuration, the services the app hands over), the read-only {@code flow} model, the {@code
+   * filter} language and the plugin {@code spi}. Interceptor chain, plugin host, session store and
+   * the rest are internal, and the UI reaches them only through the interfaces in {@code api}.
    */
   @Test
-  void theUiUsesOnlyTheEnginesPublicPackagesAndIntercept() {
+  void theUiUsesOnlyTheEnginesPublicSurface() {
     noClasses().that().resideInAPackage("dev.loupe.ui..")
-        .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-            "an engine package other than api, flow, filter, spi, session, intercept, util",
-            (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.loupe.engine.")
-                && !c.getPackageName().matches("dev\\.loupe\\.engine\\.(api|flow|filter|session|intercept|util)(\\..*)?")))
+        .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.loupe.engine..")
+            .and(JavaClass.Predicates.resideOutsideOfPackages(
+                "dev.loupe.engine.api..", "dev.loupe.engine.flow..", "dev.loupe.engine.filter..")))
+        .because("the UI sees the engine through api, flow, filter and dev.loupe.spi only (issue 14)")
         .check(classes);
+  }
+
+  /**
+   * The flow the UI, the app and plugins see is read-only (issue 14): {@link Flow} is an interface
+   * whose every method takes nothing and returns something. The methods that record a flow are the
+   * engine's ({@code internal.record.RecordedFlow}), which nobody outside the engine may use (see
+   * {@link #nobodyOutsideTheEngineUsesItsInternals}); its lists are unmodifiable views (FlowTest).
+   */
+  @Test
+  void theFlowOutsideTheEngineSeesHasNoMutator() {
+    assertThat(Flow.class.isInterface()).as("Flow is a read-only interface, not the recording class").isTrue();
+    List<String> mutators = Arrays.stream(Flow.class.getMethods())
+        .filter(m -> !Modifier.isStatic(m.getModifiers()))
+        .filter(m -> m.getParameterCount() > 0 || m.getReturnType() == void.class)
+        .map(Method::toGenericString)
+        .sorted().toList();
+    assertThat(Flow.class.getMethods()).as("found Flow's methods").hasSizeGreaterThan(30);
+    assertThat(mutators).as("methods of Flow that take arguments or return nothing").isEmpty();
   }
 
   /**

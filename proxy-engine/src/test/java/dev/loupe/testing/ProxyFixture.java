@@ -51,7 +51,7 @@ public final class ProxyFixture implements AutoCloseable {
   }
 
   /** The proxy's rules, breakpoints and paused flows. */
-  public dev.loupe.engine.intercept.InterceptService intercept() {
+  public dev.loupe.engine.api.intercept.InterceptService intercept() {
     return engine.intercept();
   }
 

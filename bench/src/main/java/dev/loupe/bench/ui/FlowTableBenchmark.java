@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import dev.loupe.ui.flows.FlowTableView;
@@ -185,7 +186,7 @@ public final class FlowTableBenchmark {
   }
 
   private static void record(FlowStore store, CapturePolicy capture, int i) {
-    Flow f = new Flow(store.nextId(), Instant.now(), capture);
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), capture);
     f.clientProtocol(i % 3 == 0 ? "HTTP/2" : "HTTP/1.1");
     f.serverProtocol("HTTP/1.1");
     f.request(new RequestHead(i % 5 == 0 ? "POST" : "GET", "https", "host-" + (i % 50) + ".example", 443,

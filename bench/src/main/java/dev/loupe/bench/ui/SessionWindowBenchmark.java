@@ -3,7 +3,7 @@ package dev.loupe.bench.ui;
 import dev.loupe.bench.session.SessionScaleBenchmark;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.Session;
+import dev.loupe.engine.internal.session.SessionFile;
 import dev.loupe.ui.flows.FlowCatalog;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowTableView;
@@ -25,7 +25,7 @@ import javafx.stage.Stage;
 
 /**
  * The window's flow table over a session of N flows (default 1,000,000), as the desktop app wires it
- * (a {@link FlowStore} recorded into a {@link Session}, the table's rows paged from the session's
+ * (a {@link FlowStore} recorded into a session ({@link SessionFile}), the table's rows paged from the session's
  * file through {@link FlowCatalog}), in a real window (headless Monocle, software rendering).
  *
  * <p>Flows (shaped as {@link SessionScaleBenchmark}'s) arrive at a paced rate (default 5,000/s; the
@@ -57,7 +57,7 @@ public final class SessionWindowBenchmark {
     started.await();
 
     FlowStore store = new FlowStore(); // what the window records with (LoupeCommand: the UI keeps every flow)
-    Session session = Session.open(file, dir);
+    SessionFile session = SessionFile.open(file, dir); // the engine's own: its writer statistics
     session.record(store, p -> System.out.println("PROBLEM: " + p));
     CompletableFuture<Object[]> ui = new CompletableFuture<>();
     Platform.runLater(() -> {

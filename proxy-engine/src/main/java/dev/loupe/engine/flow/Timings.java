@@ -77,7 +77,7 @@ public final class Timings {
   /** When a flow ended without a response end (failed, reset): its total stops there. */
   private volatile long failedAt;
 
-  void failedAt(long now) {
+  public void failedAt(long now) {
     failedAt = now;
   }
 

@@ -2,6 +2,8 @@ package dev.loupe.engine.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -43,7 +45,7 @@ class FlowStoreTest {
     FlowStore.Subscription sb = subscribe(store, b, 10_000);
     List<String> published = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      Flow f = flow(store);
+      RecordedFlow f = flow(store);
       store.add(f);
       published.add("ADDED " + f.id());
       if (i % 2 == 0) {
@@ -85,7 +87,7 @@ class FlowStoreTest {
 
     int flows = 25_000; // 4 events each: 100,000 events
     for (int i = 0; i < flows; i++) {
-      Flow f = flow(store);
+      RecordedFlow f = flow(store);
       store.add(f);
       store.updated(f);
       store.updated(f);
@@ -113,7 +115,7 @@ class FlowStoreTest {
       calls.incrementAndGet();
       throw new IllegalStateException("listener bug");
     }, 100);
-    Flow f = flow(store);
+    RecordedFlow f = flow(store);
     store.add(f);
     store.completed(f);
     assertThat(s.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
@@ -143,7 +145,7 @@ class FlowStoreTest {
     FlowStore store = new FlowStore();
     List<Flow> added = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      Flow f = flow(store);
+      RecordedFlow f = flow(store);
       added.add(f);
       store.add(f);
     }
@@ -156,11 +158,11 @@ class FlowStoreTest {
   @Test
   void aRollingStoreKeepsTheNewestCompletedFlowsAndEveryFlowInFlight() {
     FlowStore store = FlowStore.rolling(3, FlowStore.DEFAULT_MEMORY_BUDGET);
-    Flow longRunning = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    RecordedFlow longRunning = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     store.add(longRunning); // oldest, still in flight: never dropped, and eviction stops at it
     List<Flow> done = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
       f.responseBody().append(ByteBuffer.wrap(new byte[1000]));
       store.add(f);
       f.complete();
@@ -181,10 +183,10 @@ class FlowStoreTest {
   void aRollingStoreRecyclesTheChunksOfForgottenFlowsForNewBodies() {
     FlowStore store = FlowStore.rolling(1, FlowStore.DEFAULT_MEMORY_BUDGET);
     Random r = new Random(3);
-    Flow kept = null;
+    RecordedFlow kept = null;
     byte[] keptBody = null;
     for (int i = 0; i < 6; i++) {
-      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
       byte[] body = new byte[300_000];
       r.nextBytes(body);
       int at = 0;
@@ -214,7 +216,7 @@ class FlowStoreTest {
     FlowStore store = FlowStore.rolling(1000, 10_000);
     List<Flow> done = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
-      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
       f.responseBody().append(ByteBuffer.wrap(new byte[4096]));
       store.add(f);
       f.complete();
@@ -231,10 +233,10 @@ class FlowStoreTest {
     FlowStore store = new FlowStore();
     AtomicInteger events = new AtomicInteger();
     FlowStore.Subscription s = subscribe(store, e -> events.incrementAndGet(), 100);
-    Flow before = flow(store);
+    RecordedFlow before = flow(store);
     store.add(before); // recorded, still in flight when capture pauses
     store.capturing(false);
-    Flow during = flow(store);
+    RecordedFlow during = flow(store);
     store.add(during);
     store.updated(during);
     during.complete();
@@ -255,7 +257,7 @@ class FlowStoreTest {
     List<Flow> flows = new ArrayList<>();
     List<byte[]> bodies = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
       byte[] body = new byte[4096];
       new Random(i).nextBytes(body);
       f.responseBody().append(ByteBuffer.wrap(body));
@@ -281,10 +283,10 @@ class FlowStoreTest {
   @Test
   void inFlightFlowsAreNotSpilled() {
     FlowStore store = new FlowStore(1_000);
-    Flow inFlight = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    RecordedFlow inFlight = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     inFlight.responseBody().append(ByteBuffer.wrap(new byte[4096]));
     store.add(inFlight);
-    Flow done = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    RecordedFlow done = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     done.responseBody().append(ByteBuffer.wrap(new byte[4096]));
     store.add(done);
     done.complete();
@@ -296,7 +298,7 @@ class FlowStoreTest {
   @Test
   void theBudgetCountsBodiesOnlyWhichIsWhatSpillingFrees() {
     FlowStore store = new FlowStore(1_000);
-    Flow ws = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+    RecordedFlow ws = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     for (int i = 0; i < 10; i++) {
       ws.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.SERVER_TO_CLIENT,
           WebSocketMessage.BINARY, new byte[1000], 1000, Instant.now()));
@@ -315,8 +317,8 @@ class FlowStoreTest {
     return s;
   }
 
-  private static Flow flow(FlowStore store) {
-    return new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+  private static RecordedFlow flow(FlowStore store) {
+    return new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
   }
 
   private static List<String> withoutUpdates(List<String> events) {

@@ -2,6 +2,7 @@ package dev.loupe.engine.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -100,7 +101,7 @@ class TimingsTest {
 
   @Test
   void aFailedFlowsDurationStopsAtTheFailure() {
-    Flow f = new Flow(1, java.time.Instant.now(), new CapturePolicy(1024, false, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))));
+    RecordedFlow f = new RecordedFlow(1, java.time.Instant.now(), new CapturePolicy(1024, false, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))));
     f.timings().requestStart(System.nanoTime());
     f.fail(new FlowError(FlowError.Kind.DNS, "DNS lookup failed for x.invalid"));
     double atFailure = f.timings().totalMs();

@@ -1,11 +1,11 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
-import dev.loupe.engine.session.model.SortKey;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongPredicate;

@@ -1,9 +1,9 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Rule;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Rule;
 import dev.loupe.ui.common.FxThread;
 import java.util.List;
 import java.util.function.Consumer;
@@ -55,7 +55,7 @@ public final class InterceptControls implements AutoCloseable {
     this.rules = new InterceptListModel<>(service.rules(), fx, "rule");
     this.breakpoints = new InterceptListModel<>(service.breakpoints(), fx, "breakpoint");
     this.paused = new PausedFlowsViewModel(service, fx, changed);
-    paused.pausedFlows().addListener((ListChangeListener<dev.loupe.engine.intercept.PausedFlow>) c -> {
+    paused.pausedFlows().addListener((ListChangeListener<dev.loupe.engine.api.intercept.PausedFlow>) c -> {
       boolean added = false;
       while (c.next()) {
         added |= c.wasAdded();

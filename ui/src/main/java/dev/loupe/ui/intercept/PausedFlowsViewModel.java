@@ -1,8 +1,8 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.PausedFlow;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.PausedFlow;
 import dev.loupe.ui.common.FxThread;
 import java.util.function.Consumer;
 import javafx.beans.property.ReadOnlyIntegerProperty;

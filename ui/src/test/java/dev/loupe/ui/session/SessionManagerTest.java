@@ -3,6 +3,9 @@ package dev.loupe.ui.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
@@ -10,9 +13,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ class SessionManagerTest {
   @TempDir Path dir;
 
   private static void flow(FlowStore store, String path) {
-    Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(1);
     f.request(new RequestHead("GET", "http", "example.com", 80, path, "HTTP/1.1", Headers.EMPTY));
     store.add(f);

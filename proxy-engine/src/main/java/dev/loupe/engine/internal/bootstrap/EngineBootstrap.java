@@ -4,13 +4,14 @@ import dev.loupe.engine.api.AccessLog;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.EngineRuntime;
 import dev.loupe.engine.api.ListenAddress;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import dev.loupe.engine.internal.http3.Http3Listener;
 import dev.loupe.engine.internal.http3.QuicServerContexts;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
 import dev.loupe.engine.internal.relay.ClientInitializer;
 import dev.loupe.engine.internal.relay.EngineContext;
 import dev.loupe.engine.internal.relay.Http2Codecs;
@@ -58,7 +59,7 @@ public final class EngineBootstrap implements EngineRuntime {
     @Override
     public EngineRuntime start(EngineConfig config, FlowStore store, InterceptService intercept, AccessLog accessLog)
         throws IOException {
-      return new EngineBootstrap(config, store, intercept, accessLog);
+      return new EngineBootstrap(config, store, DefaultInterceptService.of(intercept), accessLog);
     }
 
     @Override
@@ -97,7 +98,7 @@ public final class EngineBootstrap implements EngineRuntime {
   private final Set<Channel> clientListeners = ConcurrentHashMap.newKeySet();
   private final AutoCloseable pluginObserver;
 
-  private EngineBootstrap(EngineConfig config, FlowStore store, InterceptService intercept, AccessLog accessLog)
+  private EngineBootstrap(EngineConfig config, FlowStore store, DefaultInterceptService intercept, AccessLog accessLog)
       throws IOException {
     this.config = config;
     this.store = store;

@@ -20,10 +20,10 @@ import java.util.concurrent.ExecutorService;
  */
 public record EngineContext(
     EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
-    dev.loupe.engine.intercept.InterceptService intercept, java.util.concurrent.atomic.AtomicReference<String> altSvc) {
+    dev.loupe.engine.internal.intercept.DefaultInterceptService intercept, java.util.concurrent.atomic.AtomicReference<String> altSvc) {
   public EngineContext(
       EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
-      dev.loupe.engine.intercept.InterceptService intercept) {
+      dev.loupe.engine.internal.intercept.DefaultInterceptService intercept) {
     this(config, store, connector, mitm, blocking, intercept, new java.util.concurrent.atomic.AtomicReference<>());
   }
 }

@@ -3,7 +3,7 @@ package dev.loupe.engine.internal.store;
 import dev.loupe.engine.filter.BodyScan;
 import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.WebSocketMessage;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.api.session.model.SortKey;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

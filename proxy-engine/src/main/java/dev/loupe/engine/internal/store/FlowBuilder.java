@@ -12,6 +12,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -89,10 +90,10 @@ final class FlowBuilder {
    * The flow. Bodies with content go to memory up to 1 MiB each and to spill files in
    * {@code spillDir} beyond; bodies without content (sizes only) keep their sizes and no bytes.
    */
-  Flow build(Path spillDir) throws IOException {
+  RecordedFlow build(Path spillDir) throws IOException {
     // each body under its own policy: a shared one would keep a cut body's unkept tail as filler
     // bytes whenever the other body kept more
-    Flow f = new Flow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody)),
+    RecordedFlow f = new RecordedFlow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody)),
         policy(spillDir, primary(responseBody, originalResponseBody)));
     f.tier(tier);
     f.clientProtocol(clientProtocol);

@@ -14,6 +14,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +32,7 @@ class ExchangeTest {
   private final List<FlowEvent> events = new CopyOnWriteArrayList<>();
   private FlowStore store;
   private FlowStore.Subscription subscription;
-  private Flow flow;
+  private RecordedFlow flow;
   private Exchange exchange;
 
   private static final RequestHead GET = new RequestHead("GET", "https", "example.test", 443, "/a?b=c", "HTTP/1.1",
@@ -43,7 +44,7 @@ class ExchangeTest {
   void setUp() {
     store = new FlowStore();
     subscription = store.subscribe(events::add);
-    flow = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+    flow = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     exchange = new Exchange(flow, store, () -> clock.addAndGet(1_000_000));
   }
 

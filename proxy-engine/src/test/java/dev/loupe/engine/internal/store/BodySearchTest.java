@@ -7,14 +7,15 @@ import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SortKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -142,7 +143,7 @@ class BodySearchTest {
     CapturePolicy big = new CapturePolicy(4 << 20, true, dir);
     CapturePolicy cut = new CapturePolicy(64, false, dir);
     for (int i = 0; i < 160; i++) {
-      Flow f = new Flow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i), i % 10 == 9 ? cut : big);
+      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i), i % 10 == 9 ? cut : big);
       if (i % 37 == 36) { // no request at all
         store.add(f);
         f.fail(new FlowError(FlowError.Kind.CLIENT_TLS, "handshake"));

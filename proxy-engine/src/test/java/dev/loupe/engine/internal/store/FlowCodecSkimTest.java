@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
@@ -41,7 +42,7 @@ class FlowCodecSkimTest {
     String[][] cases = {{null, null}, {"gzip", null}, {null, "br"}, {"deflate", "gzip, br"}};
     for (String[] c : cases) {
       for (boolean changed : new boolean[] {false, true}) {
-        Flow f = new Flow(1, Instant.now(), CapturePolicy.defaults());
+        RecordedFlow f = new RecordedFlow(1, Instant.now(), CapturePolicy.defaults());
         f.clientConnection(new ConnectionInfo(7, new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}),
             40123), InetSocketAddress.createUnresolved("proxy", 8080),
             new TlsInfo("api.example.com", "TLSv1.3", "TLS_AES_128_GCM_SHA256", "h2", chain, false), true));
