@@ -13,9 +13,9 @@ import java.util.Locale;
 
 /**
  * The headless per-flow line, like mitmdump's: time, method, URL, status, size, duration, protocol
- * per side, tier. Built into one {@link StringBuilder} with no {@code String.format} and no
- * intermediate strings beyond the flow's own (issue 19: the line used to cost ~28 % of the relay
- * tier's throughput).
+ * per side, tier, and for a client Loupe launched (a browser, a terminal) {@code client NAME}. Built
+ * into one {@link StringBuilder} with no {@code String.format} and no intermediate strings beyond the
+ * flow's own (issue 19: the line used to cost ~28 % of the relay tier's throughput).
  */
 final class FlowLine {
   private static final String[] UNITS = {"k", "M", "G", "T"};
@@ -68,6 +68,9 @@ final class FlowLine {
       if (f.webSocketCloseCode() >= 0) {
         sb.append(" close ").append(f.webSocketCloseCode());
       }
+    }
+    if (f.client() != null) { // a client Loupe launched (a browser, a terminal): last, as its name may have spaces
+      sb.append(" client ").append(f.client());
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.loupe.app;
 
+import dev.loupe.app.connect.ClientListeners;
+import dev.loupe.app.connect.ConnectService;
+import dev.loupe.app.connect.RunningLoupe;
 import dev.loupe.app.control.ControlApi;
 import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
@@ -428,6 +431,13 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    // running.json and the listeners `loupe browser` asks for; both follow the proxy across
+    // restarts. Written before the listening line, so a script that waits for that line finds it.
+    RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
+    if (running != null) {
+      engines.onRestart(running::restarted);
+      Runtime.getRuntime().addShutdownHook(new Thread(running::close, "loupe-running-file"));
+    }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -441,9 +451,6 @@ final class LoupeCommand implements Callable<Integer> {
     if (reverse == null) {
       out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
           + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
-      dev.loupe.app.connect.RunningFile.of(engine.address(), access.auth()).publish(dir);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> dev.loupe.app.connect.RunningFile.withdraw(dir),
-          "loupe-running-file"));
     }
     if (access.message() != null) {
       out.println(access.message());
@@ -470,10 +477,9 @@ final class LoupeCommand implements Callable<Integer> {
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
-          String listening = hostPort(engine.address());
-          dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
-              engines::config, engines::restart, a -> { }, dir, ca);
-          engines.onRestart(connect::reopenOn);
+          String listening = ConnectService.listeningText(engine.address(), access.auth());
+          ConnectService connect = new ConnectService(engines::current, engines::config, engines::restart,
+              running != null ? running.clients() : new ClientListeners(engines::current), dir, ca);
           Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
           DesktopWindow.showAndWait(sessions, new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),

@@ -109,6 +109,8 @@ public final class MainWindow implements AutoCloseable {
     this.settings = ctx.settings();
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
+    // remote access restarts the proxy on the LAN (or back on loopback): the status bar says where
+    ctx.connect().onListening(text -> Platform.runLater(() -> status.listeningProperty().set(text)));
     this.agents = new AgentActivity(ctx.agentActivity(), Platform::runLater);
     this.sessionMenu = ctx.sessions() == null ? null
         : new SessionMenu(ctx.sessions(), Platform::runLater, this::window, notice::set, flows::shownFilter);
