@@ -9,7 +9,11 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.Timings;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
@@ -115,21 +119,54 @@ class LayeringTest {
   }
 
   /**
-   * The flow the UI, the app and plugins see is read-only (issue 14): {@link Flow} is an interface
-   * whose every method takes nothing and returns something. The methods that record a flow are the
-   * engine's ({@code internal.record.RecordedFlow}), which nobody outside the engine may use (see
-   * {@link #nobodyOutsideTheEngineUsesItsInternals}); its lists are unmodifiable views (FlowTest).
+   * The flow the UI, the app and plugins see is read-only (issue 14): {@link Flow}, its {@link
+   * Body bodies} and its {@link Timings} are interfaces whose every method takes nothing and returns
+   * something. The methods that record them are the engine's ({@code internal.record.RecordedFlow},
+   * {@code RecordedBody}, {@code RecordedTimings}), which nobody outside the engine may use (see
+   * {@link #nobodyOutsideTheEngineUsesItsInternals}); a flow's lists are unmodifiable views (FlowTest).
    */
   @Test
   void theFlowOutsideTheEngineSeesHasNoMutator() {
-    assertThat(Flow.class.isInterface()).as("Flow is a read-only interface, not the recording class").isTrue();
-    List<String> mutators = Arrays.stream(Flow.class.getMethods())
-        .filter(m -> !Modifier.isStatic(m.getModifiers()))
-        .filter(m -> m.getParameterCount() > 0 || m.getReturnType() == void.class)
-        .map(Method::toGenericString)
-        .sorted().toList();
-    assertThat(Flow.class.getMethods()).as("found Flow's methods").hasSizeGreaterThan(30);
-    assertThat(mutators).as("methods of Flow that take arguments or return nothing").isEmpty();
+    for (Class<?> type : List.of(Flow.class, Body.class, Timings.class)) {
+      assertThat(type.isInterface()).as("%s is a read-only interface, not the recording class", type).isTrue();
+      assertThat(instanceMethods(type)).as("found %s's methods", type).hasSizeGreaterThan(7);
+      assertThat(instanceMethods(type).filter(m -> m.getParameterCount() > 0 || m.getReturnType() == void.class)
+          .map(Method::toGenericString).sorted().toList())
+          .as("methods of %s that take arguments or return nothing", type).isEmpty();
+    }
+    assertThat(instanceMethods(Flow.class)).hasSizeGreaterThan(30);
+  }
+
+  /**
+   * What the UI, the app and plugins see of the store is reading, subscribing and the user's own
+   * actions (pause capture, clear, forget a saved flow); recording flows into it is the engine's
+   * ({@code internal.record.RecordingStore}). Every method that returns nothing is one of those
+   * actions, and none of the recording methods is there, under any signature.
+   */
+  @Test
+  void theStoreOutsideTheEngineSeesDoesNotRecord() {
+    assertThat(FlowStore.class.isInterface()).as("FlowStore is an interface, not the recording store").isTrue();
+    List<String> userActions = List.of("capturing(boolean)", "clear()", "forget(Flow)");
+    assertThat(instanceMethods(FlowStore.class).filter(m -> m.getReturnType() == void.class).map(LayeringTest::signature)
+        .sorted().toList()).as("FlowStore methods that return nothing: the user's actions only").isEqualTo(userActions);
+    List<String> recording = List.of("add", "updated", "completed", "nextId", "continueAfter");
+    assertThat(Arrays.stream(RecordingStore.class.getMethods()).map(Method::getName))
+        .as("the recording store records").contains(recording.toArray(String[]::new));
+    assertThat(instanceMethods(FlowStore.class).map(Method::getName).filter(recording::contains).toList())
+        .as("recording methods on what the UI sees of the store").isEmpty();
+    assertThat(instanceMethods(FlowStore.Subscription.class).filter(m -> m.getParameterCount() > 0
+            && m.getReturnType() == void.class).map(LayeringTest::signature).toList())
+        .as("a subscription does nothing to the store").isEmpty();
+  }
+
+  private static Stream<Method> instanceMethods(Class<?> type) {
+    return Arrays.stream(type.getMethods()).filter(m -> !Modifier.isStatic(m.getModifiers()))
+        .filter(m -> m.getDeclaringClass() != Object.class);
+  }
+
+  private static String signature(Method m) {
+    return m.getName() + Arrays.stream(m.getParameterTypes()).map(Class::getSimpleName)
+        .collect(java.util.stream.Collectors.joining(",", "(", ")"));
   }
 
   /**

@@ -403,7 +403,7 @@ final class LoupeCommand implements Callable<Integer> {
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
+        : har != null || !headless || sessionFiles.record() != null ? FlowStore.create()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     // the window records through its session manager (File menu, autosave); headless straight into --session
     dev.loupe.engine.api.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;

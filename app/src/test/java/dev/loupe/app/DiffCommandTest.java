@@ -7,12 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +37,7 @@ class DiffCommandTest {
   private Path session(String name, String[] paths, int[] statuses) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       for (int i = 0; i < paths.length; i++) {
         RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());

@@ -65,7 +65,7 @@ class RemoteAccessListeningTest {
         .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
         .trustCa(pki.originCa().certificate())
         .build();
-    FlowStore store = new FlowStore();
+    FlowStore store = FlowStore.create();
     engines = new EngineSwitch(ProxyEngine.start(config, store, InterceptService.create()), config, store);
     running = RunningLoupe.start(conf, engines::current);
     engines.onRestart(running::restarted);

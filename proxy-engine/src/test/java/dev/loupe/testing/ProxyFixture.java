@@ -5,6 +5,7 @@ import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
@@ -38,7 +39,7 @@ public final class ProxyFixture implements AutoCloseable {
         .listen(new InetSocketAddress("127.0.0.1", 0))
         .trustCa(pki.originCa().certificate());
     customize.accept(b);
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     return new ProxyFixture(ProxyEngine.start(b.build(), store), store);
   }
 

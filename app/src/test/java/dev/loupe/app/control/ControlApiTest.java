@@ -7,12 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class ControlApiTest {
   @TempDir Path tmp;
-  FlowStore store;
+  RecordingStore store;
   InterceptService intercept;
   ControlServer server;
   ControlClient api;
@@ -46,7 +45,7 @@ class ControlApiTest {
 
   @BeforeEach
   void start() throws Exception {
-    store = new FlowStore();
+    store = new RecordingStore();
     intercept = InterceptService.create();
     Replayer none = (request, protocol, replayOf) -> {
       throw new UnsupportedOperationException("no proxy in this test");

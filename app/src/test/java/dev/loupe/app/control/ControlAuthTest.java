@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -51,7 +52,7 @@ class ControlAuthTest {
 
   @BeforeEach
   void start() throws Exception {
-    store = new FlowStore();
+    store = new RecordingStore();
     intercept = InterceptService.create();
     Replayer counting = (request, protocol, replayOf) -> {
       replays.incrementAndGet();

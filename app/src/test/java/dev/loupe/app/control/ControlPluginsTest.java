@@ -7,7 +7,7 @@ import dev.loupe.app.plugins.PluginLoader;
 import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.engine.api.intercept.InterceptService;
 import dev.loupe.engine.api.intercept.Replayer;
-import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +55,7 @@ class ControlPluginsTest {
     };
     String token = ControlToken.generate();
     server = ControlServer.start(new InetSocketAddress("127.0.0.1", 0), token,
-        new ControlApi(new FlowStore(), intercept, none, () -> "127.0.0.1:1", new ControlApi.About(null, null), loader));
+        new ControlApi(new RecordingStore(), intercept, none, () -> "127.0.0.1:1", new ControlApi.About(null, null), loader));
     api = new ControlClient("127.0.0.1:" + server.address().getPort(), token);
   }
 

@@ -3,6 +3,7 @@ package dev.loupe.bench.ui;
 import dev.loupe.bench.session.SessionScaleBenchmark;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.session.SessionFile;
 import dev.loupe.ui.flows.FlowCatalog;
 import dev.loupe.ui.flows.FlowListViewModel;
@@ -56,7 +57,7 @@ public final class SessionWindowBenchmark {
     Platform.startup(started::countDown);
     started.await();
 
-    FlowStore store = new FlowStore(); // what the window records with (LoupeCommand: the UI keeps every flow)
+    RecordingStore store = new RecordingStore(); // what the window records with (LoupeCommand: the UI keeps every flow)
     SessionFile session = SessionFile.open(file, dir); // the engine's own: its writer statistics
     session.record(store, p -> System.out.println("PROBLEM: " + p));
     CompletableFuture<Object[]> ui = new CompletableFuture<>();

@@ -30,6 +30,9 @@ public interface FlowCatalog {
     public Flow load(long id) {
       return null;
     }
+
+    @Override
+    public void release(Flow loaded) {}
   };
 
   /**
@@ -44,6 +47,9 @@ public interface FlowCatalog {
 
   /** The whole stored flow {@code id}, or null. */
   Flow load(long id) throws SessionException;
+
+  /** Deletes the temporary files of a flow {@link #load} returned, which nobody reads any more. */
+  void release(Flow loaded);
 
   /** The flows of {@code session}'s file. */
   static FlowCatalog of(Session session) {
@@ -62,6 +68,11 @@ public interface FlowCatalog {
       @Override
       public Flow load(long id) throws SessionException {
         return session.load(id);
+      }
+
+      @Override
+      public void release(Flow loaded) {
+        session.release(loaded);
       }
     };
   }

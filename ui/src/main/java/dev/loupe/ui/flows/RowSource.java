@@ -47,13 +47,7 @@ final class RowSource {
       if (size() <= LOADED) {
         return false;
       }
-      Flow f = eldest.getValue(); // its spill files, if any, were made for this copy only
-      for (var b : new dev.loupe.engine.flow.Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(),
-          f.originalResponseBody()}) {
-        if (b != null) {
-          b.release();
-        }
-      }
+      catalog.release(eldest.getValue()); // its spill files, if any, were made for this copy only
       return true;
     }
   };

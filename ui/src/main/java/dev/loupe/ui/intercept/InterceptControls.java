@@ -42,19 +42,17 @@ public final class InterceptControls implements AutoCloseable {
   private PausedFlowsWindow pausedWindow;
 
   /**
-   * @param changed told when a flow pauses or is released (the app passes {@code FlowStore::updated}
-   *                so the table redraws the row); called on any thread
    * @param owner   the main window (null until it is shown)
    * @param notice  shows a short outcome in the status bar
    */
-  public InterceptControls(InterceptService service, FxThread fx, Consumer<Flow> changed, Supplier<Window> owner,
+  public InterceptControls(InterceptService service, FxThread fx, Supplier<Window> owner,
       Consumer<String> notice) {
     this.service = service;
     this.owner = owner;
     this.notice = notice;
     this.rules = new InterceptListModel<>(service.rules(), fx, "rule");
     this.breakpoints = new InterceptListModel<>(service.breakpoints(), fx, "breakpoint");
-    this.paused = new PausedFlowsViewModel(service, fx, changed);
+    this.paused = new PausedFlowsViewModel(service, fx);
     paused.pausedFlows().addListener((ListChangeListener<dev.loupe.engine.api.intercept.PausedFlow>) c -> {
       boolean added = false;
       while (c.next()) {

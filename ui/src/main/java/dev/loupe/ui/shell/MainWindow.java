@@ -46,7 +46,6 @@ import javafx.scene.control.Separator;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableColumn;
-import javafx.scene.control.TextField;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
@@ -118,7 +117,7 @@ public final class MainWindow implements AutoCloseable {
     if (sessionMenu != null) {
       ctx.sessions().addProblemListener(sessionMenu::problem);
     }
-    this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
+    this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
     capture.setId("capture");

@@ -2,13 +2,12 @@ package dev.loupe.ui.detail;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.HeaderDiff;
 import dev.loupe.ui.diff.LineDiff;
@@ -36,7 +35,7 @@ class DetailModifiedTest {
     assertThat(vm.originalVsModified().requestProperty().get()).isNull();
 
     f.requestModified(new RequestHead("POST", "http", "api.test", 80, "/x", "HTTP/1.1",
-        Headers.of("Accept", "application/json")), Body.of("a=2".getBytes(StandardCharsets.UTF_8)));
+        Headers.of("Accept", "application/json")), RecordedBody.of("a=2".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"X\"");
     f.modifiedBy("breakpoint: request edited");
     f.modifiedBy("rule \"X\""); // the same rule on the response side: named once

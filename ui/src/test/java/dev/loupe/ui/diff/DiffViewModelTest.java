@@ -2,12 +2,11 @@ package dev.loupe.ui.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.LineDiff.Kind;
 import java.nio.ByteBuffer;
@@ -63,9 +62,9 @@ class DiffViewModelTest {
   void originalVsModifiedShowsWhatARuleChanged() {
     RecordedFlow f = flow(5, "/a", Headers.of("Accept", "*/*"), 200, Headers.of("Server", "origin"), "{\"ok\":false}");
     f.requestModified(new RequestHead("GET", "https", "api.test", 443, "/a", "HTTP/2",
-        Headers.of("Accept", "*/*", "X-Debug", "1")), Body.of(new byte[0]));
+        Headers.of("Accept", "*/*", "X-Debug", "1")), RecordedBody.of(new byte[0]));
     f.responseModified(new ResponseHead(200, "", "HTTP/2", Headers.of("Server", "origin")),
-        Body.of("{\"ok\":true}".getBytes(StandardCharsets.UTF_8)));
+        RecordedBody.of("{\"ok\":true}".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"debug header\"");
 
     DiffViewModel vm = new DiffViewModel(Runnable::run, Runnable::run);

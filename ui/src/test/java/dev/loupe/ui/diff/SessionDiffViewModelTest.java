@@ -8,11 +8,11 @@ import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,7 +51,7 @@ class SessionDiffViewModelTest {
   private Path session(String name, String... pathStatusBody) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       for (int i = 0; i < pathStatusBody.length; i += 3) {
         RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());

@@ -3,13 +3,12 @@ package dev.loupe.ui.flows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.common.FxThread;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -50,7 +49,7 @@ class FlowListViewModelTest {
     }
   }
 
-  private RecordedFlow flow(FlowStore store, String method, String host, String path) {
+  private RecordedFlow flow(RecordingStore store, String method, String host, String path) {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     f.clientProtocol("HTTP/2");
     f.request(new RequestHead(method, "https", host, 443, path, "HTTP/2", Headers.EMPTY));
@@ -73,7 +72,7 @@ class FlowListViewModelTest {
 
   @Test
   void flowsBecomeRowsInArrivalOrderAndUpdatesReplaceTheirRow() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       RecordedFlow a = flow(store, "GET", "example.com", "/a");
@@ -101,7 +100,7 @@ class FlowListViewModelTest {
 
   @Test
   void aBurstOfEventsIsOneBatchWithOneAdditionPerBatch() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       List<ListChangeListener.Change<? extends FlowRow>> changes = new ArrayList<>();
@@ -124,7 +123,7 @@ class FlowListViewModelTest {
 
   @Test
   void theFilterNarrowsTheVisibleRowsAndASyntaxErrorKeepsThePreviousOne() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       RecordedFlow ok = flow(store, "GET", "example.com", "/ok");
@@ -155,7 +154,7 @@ class FlowListViewModelTest {
 
   @Test
   void thePulseAppliesBatchesByItself() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30, Runnable::run)) {
       store.add(flow(store, "GET", "example.com", "/pulsed"));
@@ -173,7 +172,7 @@ class FlowListViewModelTest {
 
   @Test
   void theFilterRunsOnAWorkerAndOnlyTheNewestAnswerIsAppliedWithRowsUpdatedMeanwhileMatchedAnew() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     java.util.concurrent.LinkedBlockingQueue<Runnable> worker = new java.util.concurrent.LinkedBlockingQueue<>();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, worker::add)) {

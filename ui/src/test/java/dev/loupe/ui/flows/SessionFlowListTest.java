@@ -6,11 +6,11 @@ import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SessionFlowListTest {
   @TempDir Path dir;
 
-  private RecordedFlow record(FlowStore store, int i, String method, int status, String body) {
+  private RecordedFlow record(RecordingStore store, int i, String method, int status, String body) {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusMillis(i),
         new CapturePolicy(1 << 20, true, dir));
     f.clientProtocol("HTTP/1.1");
@@ -55,7 +55,7 @@ class SessionFlowListTest {
 
   @Test
   void storedAndLiveFlowsShowTogetherFilteredAndSortedByTheStore() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (Session session = Session.open(dir.resolve("t.loupe"), dir)) {
       session.record(store, p -> { });
@@ -148,7 +148,7 @@ class SessionFlowListTest {
   void aStarvedUiThreadStillLetsWrittenFlowsGo() throws Exception {
     // few, big batches (the UI thread seldom runs) and then no flow at all: the rows of flows the
     // session wrote and the store let go must not keep those flows in memory
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (Session session = Session.open(dir.resolve("starved.loupe"), dir);
         FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {

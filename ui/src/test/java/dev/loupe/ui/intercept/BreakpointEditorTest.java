@@ -48,7 +48,7 @@ class BreakpointEditorTest {
   @Start
   void start(Stage stage) {
     main = stage;
-    controls = new InterceptControls(service, Platform::runLater, f -> { }, () -> main, s -> { });
+    controls = new InterceptControls(service, Platform::runLater, () -> main, s -> { });
     StackPane root = new StackPane(controls.statusLabel());
     Scene scene = new Scene(root, 300, 100);
     Themes.apply(scene, Settings.Theme.LIGHT);

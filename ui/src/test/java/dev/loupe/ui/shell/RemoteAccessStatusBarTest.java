@@ -43,7 +43,7 @@ class RemoteAccessStatusBarTest {
 
   @Start
   void start(Stage stage) {
-    FlowStore store = new FlowStore();
+    FlowStore store = FlowStore.create();
     vm = new FlowListViewModel(store, Platform::runLater);
     window = new MainWindow(vm, new DesktopContext(store, "127.0.0.1:8080", confdir, Settings.DEFAULTS,
         s -> "127.0.0.1:8080", new RecordingSystemProxy(), new dev.loupe.ui.trust.FakeTrustPort(), intercept,

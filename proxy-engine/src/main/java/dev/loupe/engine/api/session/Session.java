@@ -112,6 +112,13 @@ public interface Session extends AutoCloseable {
   Flow load(long id) throws SessionException;
 
   /**
+   * Deletes the temporary files of a flow {@link #load} read back from the file, once its reader is
+   * done with it (the flow then reads as its in-memory part). A flow the live store still holds is
+   * left alone.
+   */
+  void release(Flow loaded);
+
+  /**
    * Feeds {@code sink} the ids of the flows in the file that {@code filter} matches, sorted by
    * {@code key}, until it returns false or {@code stop} is true. Streams: a body search over a
    * million flows holds one flow at a time.

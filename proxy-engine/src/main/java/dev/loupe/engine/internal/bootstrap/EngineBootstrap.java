@@ -12,6 +12,7 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.internal.http3.Http3Listener;
 import dev.loupe.engine.internal.http3.QuicServerContexts;
 import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.relay.ClientInitializer;
 import dev.loupe.engine.internal.relay.EngineContext;
 import dev.loupe.engine.internal.relay.Http2Codecs;
@@ -74,7 +75,7 @@ public final class EngineBootstrap implements EngineRuntime {
   }
 
   private final EngineConfig config;
-  private final FlowStore store;
+  private final RecordingStore store;
   private final AccessLog accessLog;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -101,11 +102,11 @@ public final class EngineBootstrap implements EngineRuntime {
   private EngineBootstrap(EngineConfig config, FlowStore store, DefaultInterceptService intercept, AccessLog accessLog)
       throws IOException {
     this.config = config;
-    this.store = store;
+    this.store = RecordingStore.of(store);
     this.accessLog = accessLog;
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
     this.connector = connector(config, blocking);
-    this.ctx = new EngineContext(config, store, connector, new MitmContexts(config.certificates(), blocking), blocking,
+    this.ctx = new EngineContext(config, this.store, connector, new MitmContexts(config.certificates(), blocking), blocking,
         intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");

@@ -5,14 +5,13 @@ import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.api.util.ByteSizes;
-import dev.loupe.engine.flow.Body;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.intercept.RequestOutcome;
 import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -292,7 +291,7 @@ public final class FullTier {
     RequestHead sending = head.withHeaders(withLength(head.headers().without("expect"), body.length,
         body.length > 0 || original.headers().contains("content-length")));
     if (!draft.sameAs(original)) {
-      flow.requestModified(sending, Body.of(body));
+      flow.requestModified(sending, RecordedBody.of(body));
     }
     sent = draft;
     phase = Phase.SENDING_REQUEST;
@@ -347,7 +346,7 @@ public final class FullTier {
       emit(new AnswerLocally(head, body));
     } else {
       if (!draft.sameAs(originResponse)) {
-        flow.responseModified(head, Body.of(body));
+        flow.responseModified(head, RecordedBody.of(body));
       }
       emit(new DeliverHead(head));
     }

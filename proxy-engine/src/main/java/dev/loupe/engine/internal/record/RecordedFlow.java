@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.record;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ClientLabels;
 import dev.loupe.engine.flow.ConnectionInfo;
@@ -12,9 +11,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
-import dev.loupe.engine.internal.record.RecordedFlow;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -36,9 +33,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class RecordedFlow implements Flow {
   private final long id;
   private final Instant startedAt;
-  private final Timings timings = new Timings();
-  private volatile Body requestBody;
-  private volatile Body responseBody;
+  private final RecordedTimings timings = new RecordedTimings();
+  private volatile RecordedBody requestBody;
+  private volatile RecordedBody responseBody;
   private final List<ResponseHead> informational = new CopyOnWriteArrayList<>();
   private final List<WebSocketMessage> webSocketMessages = new CopyOnWriteArrayList<>();
 
@@ -66,9 +63,9 @@ public final class RecordedFlow implements Flow {
   private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
   private final List<String> notes = new CopyOnWriteArrayList<>();
   private volatile RequestHead originalRequest;
-  private volatile Body originalRequestBody;
+  private volatile RecordedBody originalRequestBody;
   private volatile ResponseHead originalResponse;
-  private volatile Body originalResponseBody;
+  private volatile RecordedBody originalResponseBody;
   private volatile Paused paused;
   private volatile long replayOf = -1;
   private volatile String client;
@@ -97,8 +94,8 @@ public final class RecordedFlow implements Flow {
   public RecordedFlow(long id, Instant startedAt, CapturePolicy requestCapture, CapturePolicy responseCapture) {
     this.id = id;
     this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
-    this.requestBody = new Body(requestCapture);
-    this.responseBody = new Body(responseCapture);
+    this.requestBody = new RecordedBody(requestCapture);
+    this.responseBody = new RecordedBody(responseCapture);
   }
 
   /** Unique within this Loupe process, increasing in order of arrival. */
@@ -110,13 +107,13 @@ public final class RecordedFlow implements Flow {
   public Instant startedAt() { return startedAt; }
 
   @Override
-  public Timings timings() { return timings; }
+  public RecordedTimings timings() { return timings; }
 
   @Override
-  public Body requestBody() { return requestBody; }
+  public RecordedBody requestBody() { return requestBody; }
 
   @Override
-  public Body responseBody() { return responseBody; }
+  public RecordedBody responseBody() { return responseBody; }
 
   /** 1xx responses relayed before the final response, in order. */
   @Override
@@ -218,7 +215,7 @@ public final class RecordedFlow implements Flow {
 
   /** The request body as the client sent it, when it was changed; else null. */
   @Override
-  public Body originalRequestBody() { return originalRequestBody; }
+  public RecordedBody originalRequestBody() { return originalRequestBody; }
 
   /** The response as the origin sent it, when a rule or breakpoint changed it; else null. */
   @Override
@@ -226,7 +223,7 @@ public final class RecordedFlow implements Flow {
 
   /** The response body as the origin sent it, when it was changed; else null. */
   @Override
-  public Body originalResponseBody() { return originalResponseBody; }
+  public RecordedBody originalResponseBody() { return originalResponseBody; }
 
   /** Where the flow waits at a breakpoint right now, or null when it is not paused. */
   @Override
@@ -287,7 +284,7 @@ public final class RecordedFlow implements Flow {
    * the client's head and body as the original; {@link #request()} and {@link #requestBody()} then
    * hold what was sent.
    */
-  public void requestModified(RequestHead sent, Body sentBody) {
+  public void requestModified(RequestHead sent, RecordedBody sentBody) {
     if (originalRequest == null) {
       originalRequest = request;
       originalRequestBody = requestBody;
@@ -297,7 +294,7 @@ public final class RecordedFlow implements Flow {
   }
 
   /** Like {@link #requestModified} for the response: {@link #response()} becomes what the client got. */
-  public void responseModified(ResponseHead delivered, Body deliveredBody) {
+  public void responseModified(ResponseHead delivered, RecordedBody deliveredBody) {
     if (originalResponse == null && response != null) {
       originalResponse = response;
       originalResponseBody = responseBody;
@@ -359,8 +356,8 @@ public final class RecordedFlow implements Flow {
   @Override
   public long memoryFootprint() {
     long n = requestBody.memoryFootprint() + responseBody.memoryFootprint();
-    Body oq = originalRequestBody;
-    Body os = originalResponseBody;
+    RecordedBody oq = originalRequestBody;
+    RecordedBody os = originalResponseBody;
     n += (oq == null ? 0 : oq.memoryFootprint()) + (os == null ? 0 : os.memoryFootprint());
     for (WebSocketMessage m : webSocketMessages) {
       n += m.payload().length + 64;

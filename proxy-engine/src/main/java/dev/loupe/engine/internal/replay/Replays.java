@@ -5,9 +5,9 @@ import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.upstream.Http3Upstreams;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import dev.loupe.engine.internal.upstream.UpstreamTls;
@@ -46,7 +46,7 @@ public final class Replays {
    * @param blocking where the returned stage is completed, so callers' continuations do not run on
    *                 the event loop (inline when it is shut down)
    */
-  public record Context(EngineConfig config, FlowStore store, UpstreamConnector connector, EventLoop loop,
+  public record Context(EngineConfig config, RecordingStore store, UpstreamConnector connector, EventLoop loop,
       Executor blocking) {
     public Context {
       Objects.requireNonNull(config, "config");

@@ -11,6 +11,9 @@ import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.store.DigestCursor;
 import dev.loupe.engine.internal.store.FlowReader;
 import dev.loupe.engine.internal.store.Recorder;
@@ -127,7 +130,7 @@ public final class SessionFile implements Session {
     if (recorder != null) {
       throw new IllegalStateException("already recording");
     }
-    live.continueAfter(maxId());
+    RecordingStore.of(live).continueAfter(maxId());
     this.store = live;
     this.recorder = call(() -> new Recorder(db, files.writer(), live, writerThread,
         Objects.requireNonNull(problems, "problems")), "cannot record");
@@ -203,6 +206,21 @@ public final class SessionFile implements Session {
     FlowStore live = store;
     Flow f = live == null ? null : live.get(id);
     return f != null ? f : read(() -> reader.load(id));
+  }
+
+  @Override
+  public void release(Flow loaded) {
+    FlowStore live = store;
+    if (loaded == null || (live != null && live.get(loaded.id()) == loaded)) {
+      return;
+    }
+    RecordedFlow f = RecordedFlow.of(loaded);
+    for (RecordedBody b : new RecordedBody[] {f.requestBody(), f.responseBody(), f.originalRequestBody(),
+        f.originalResponseBody()}) {
+      if (b != null) {
+        b.release();
+      }
+    }
   }
 
   /** The live flow of {@code stored}'s id while the recorded store holds it (its newest state), else {@code stored}. */

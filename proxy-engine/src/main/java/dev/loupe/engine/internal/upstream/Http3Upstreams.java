@@ -1,7 +1,6 @@
 package dev.loupe.engine.internal.upstream;
 
 import dev.loupe.engine.flow.ConnectionInfo;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.http3.Http3ResetGuard;
@@ -250,7 +249,7 @@ public final class Http3Upstreams {
 
   /** Timings for the flow whose acquire started a dial, while that acquire waits for it. */
   private record Timed(RecordedFlow flow, Promise<QuicChannel> first) {
-    void mark(java.util.function.Consumer<dev.loupe.engine.flow.Timings> step) {
+    void mark(java.util.function.Consumer<dev.loupe.engine.internal.record.RecordedTimings> step) {
       if (!first.isDone()) {
         step.accept(flow.timings());
       }

@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.testing.SmallDisk;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -45,7 +44,7 @@ class DiskFullTest {
     }
   }
 
-  private static RecordedFlow flow(FlowStore store, Random r, Map<Long, String> bodies) throws Exception {
+  private static RecordedFlow flow(RecordingStore store, Random r, Map<Long, String> bodies) throws Exception {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(System.nanoTime());
     f.request(new RequestHead("GET", "http", "h.test", 80, "/blob/" + f.id(), "HTTP/1.1", Headers.of("Accept", "*/*")));
@@ -67,7 +66,7 @@ class DiskFullTest {
       Path ballast = Files.write(disk.dir().resolve("ballast"), new byte[512 * 1024]);
       Path file = disk.dir().resolve("s.loupe");
       LinkedBlockingQueue<Optional<String>> problems = new LinkedBlockingQueue<>();
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       Map<Long, String> bodies = new HashMap<>();
       Random r = new Random(1);
       try (Session s = Session.open(file, tmp)) {

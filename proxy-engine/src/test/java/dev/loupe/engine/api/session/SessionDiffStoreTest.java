@@ -12,14 +12,14 @@ import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +47,7 @@ class SessionDiffStoreTest {
   private Path record(String name, List<Flow> flows) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       for (Flow f : flows) {
         store.add(f);
@@ -97,7 +97,7 @@ class SessionDiffStoreTest {
         get("https://h.test/a?x=1").status(0).error(FlowError.Kind.CONNECT_REFUSED, "refused"),
         get("http://other.test:8080/a?x=1").responseHeaders("Content-Encoding", "br").responseBody(utf8("not brotli"))));
     RecordedFlow modified = RecordedFlow.of(flows.get(1));
-    Body sent = new Body(CapturePolicy.defaults());
+    RecordedBody sent = new RecordedBody(CapturePolicy.defaults());
     sent.append(ByteBuffer.wrap(utf8("changed by a rule")));
     sent.complete();
     modified.requestModified(modified.request().withHeaders(Headers.of("X-Rule", "1")), sent);
@@ -128,7 +128,7 @@ class SessionDiffStoreTest {
   @Test
   void closingTwiceIsHarmless() throws Exception {
     Session s = Session.open(dir.resolve("twice.loupe"), dir);
-    s.record(new FlowStore(), p -> { });
+    s.record(new RecordingStore(), p -> { });
     s.close();
     s.close();
     try (Session again = Session.openReadOnly(dir.resolve("twice.loupe"), dir)) {
@@ -139,7 +139,7 @@ class SessionDiffStoreTest {
   @Test
   void aRecordingSessionStreamsWhatItHasWritten() throws Exception {
     try (Session s = Session.open(dir.resolve("live.loupe"), dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       List<Flow> flows = new ArrayList<>();
       for (int i = 0; i < 5; i++) {

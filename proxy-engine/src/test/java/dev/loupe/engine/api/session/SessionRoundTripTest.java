@@ -6,20 +6,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.loupe.engine.api.session.model.FlowSummary;
 import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestPki;
 import java.net.InetAddress;
@@ -52,7 +52,7 @@ class SessionRoundTripTest {
   private static final Instant T0 = Instant.parse("2026-12-01T10:11:12.123456789Z");
 
   /** An HTTPS flow over HTTP/2 with TLS facts, a certificate chain, 1xx, trailers and a 3 MiB body. */
-  private RecordedFlow h2Flow(FlowStore store) throws Exception {
+  private RecordedFlow h2Flow(RecordingStore store) throws Exception {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0, capture());
     f.clientProtocol("HTTP/2");
     f.serverProtocol("HTTP/2");
@@ -99,7 +99,7 @@ class SessionRoundTripTest {
   }
 
   /** HTTP/3 on the server leg, changed by a rule and a breakpoint, originals kept, replaying #1. */
-  private RecordedFlow modifiedH3Flow(FlowStore store, long replayOf) {
+  private RecordedFlow modifiedH3Flow(RecordingStore store, long replayOf) {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusMillis(5), capture());
     f.tier(FlowTier.FULL);
     f.clientProtocol("HTTP/1.1");
@@ -114,11 +114,11 @@ class SessionRoundTripTest {
     f.requestBody().append(ByteBuffer.wrap(new byte[] {1, 2, 3}));
     store.add(f);
     f.requestModified(new RequestHead("PUT", "https", "h3.example", 8443, "/item", "HTTP/1.1", Headers.of("a", "2")),
-        Body.of("changed".getBytes(StandardCharsets.UTF_8)));
+        RecordedBody.of("changed".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"set a\"");
     f.response(new ResponseHead(500, "", "HTTP/3", Headers.of("x", "origin")));
     f.responseBody().append(ByteBuffer.wrap("boom".getBytes(StandardCharsets.UTF_8)));
-    f.responseModified(new ResponseHead(200, "OK", "HTTP/3", Headers.of("x", "edited")), Body.of(new byte[0]));
+    f.responseModified(new ResponseHead(200, "OK", "HTTP/3", Headers.of("x", "edited")), RecordedBody.of(new byte[0]));
     f.modifiedBy("breakpoint (response): edited");
     f.note("plugin \"slow\": responseHeaders hook took longer than 5 s; the flow went on");
     f.client("Chromium");
@@ -128,7 +128,7 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private RecordedFlow webSocketFlow(FlowStore store) {
+  private RecordedFlow webSocketFlow(RecordingStore store) {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(1), capture());
     f.clientProtocol("HTTP/1.1");
     f.serverProtocol("HTTP/1.1");
@@ -154,7 +154,7 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private RecordedFlow tunnel(FlowStore store) throws Exception {
+  private RecordedFlow tunnel(RecordingStore store) throws Exception {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(2), capture());
     f.tier(FlowTier.TUNNEL);
     f.clientProtocol("HTTP/1.1");
@@ -168,7 +168,7 @@ class SessionRoundTripTest {
     return f;
   }
 
-  private RecordedFlow failed(FlowStore store) {
+  private RecordedFlow failed(RecordingStore store) {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(3), capture());
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(System.nanoTime());
@@ -181,7 +181,7 @@ class SessionRoundTripTest {
   }
 
   /** A body cut at its capture cap (no spilling): 10 bytes kept of 100 seen. */
-  private RecordedFlow truncated(FlowStore store) {
+  private RecordedFlow truncated(RecordingStore store) {
     RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusSeconds(4), new CapturePolicy(10, false, dir));
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(1);
@@ -198,7 +198,7 @@ class SessionRoundTripTest {
   @Test
   void everyFieldOfEveryKindOfFlowReadsBackEqualAfterCloseAndReopen() throws Exception {
     Path file = dir.resolve("s.loupe");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     List<Flow> flows = new ArrayList<>();
     AtomicReference<String> problem = new AtomicReference<>();
     try (Session s = Session.open(file, dir)) {
@@ -257,7 +257,7 @@ class SessionRoundTripTest {
   @Test
   void aFlowInFlightWhenWrittenComesBackFailedAsIncompleteAndItsIdsContinue() throws Exception {
     Path file = dir.resolve("s.loupe");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       RecordedFlow f = new RecordedFlow(store.nextId(), T0, capture());
@@ -275,7 +275,7 @@ class SessionRoundTripTest {
       assertThat(back.error().message()).contains("in flight");
       FlowSummary row = copy.summaries(new long[] {1}, 0, 1).get(1L);
       assertThat(row.state()).isEqualTo(FlowState.FAILED);
-      FlowStore next = new FlowStore();
+      RecordingStore next = new RecordingStore();
       copy.record(next, p -> { });
       assertThat(next.nextId()).as("new flows continue after the file's").isEqualTo(2);
     }
@@ -284,7 +284,7 @@ class SessionRoundTripTest {
   @Test
   void writtenEndedFlowsLeaveTheLiveStoreBeyondItsCacheAndReadBackFromTheFile() throws Exception {
     Path file = dir.resolve("s.loupe");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       List<Flow> flows = new ArrayList<>();

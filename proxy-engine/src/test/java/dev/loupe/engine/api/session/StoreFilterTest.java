@@ -8,13 +8,13 @@ import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +45,7 @@ class StoreFilterTest {
 
   @BeforeAll
   static void record() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     session = Session.open(dir.resolve("f.loupe"), dir);
     session.record(store, p -> { });
     CapturePolicy capture = new CapturePolicy(1 << 20, true, dir);

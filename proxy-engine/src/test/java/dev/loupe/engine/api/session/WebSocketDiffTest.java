@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.FlowDigest;
@@ -221,7 +221,7 @@ class WebSocketDiffTest {
   private Path record(String name, List<DiffFlows.Spec> specs) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       long id = 1;
       for (DiffFlows.Spec spec : specs) {

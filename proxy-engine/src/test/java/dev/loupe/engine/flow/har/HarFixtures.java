@@ -8,10 +8,11 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordedTimings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -208,7 +209,7 @@ final class HarFixtures {
     f.clientProtocol("HTTP/1.1");
     f.request(new RequestHead("GET", "http", "nosuch.test", 80, "/", "HTTP/1.1", Headers.of("Host", "nosuch.test")));
     f.clientConnection(new ConnectionInfo(40, addr("127.0.0.1", 51514), addr("127.0.0.1", 8080), null, false));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.dnsStart(NANO0 + 200_000);
     f.fail(new FlowError(FlowError.Kind.DNS, "DNS lookup failed for nosuch.test"));
@@ -222,7 +223,7 @@ final class HarFixtures {
     f.response(new ResponseHead(200, "OK", "HTTP/1.1",
         Headers.of("Content-Type", "text/plain", "Content-Length", "100000")));
     append(f.responseBody(), part, 5);
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.sendStart(NANO0 + 10_000);
     t.sendEnd(NANO0 + 20_000);
@@ -238,7 +239,7 @@ final class HarFixtures {
     f.clientProtocol("HTTP/1.1");
     f.request(new RequestHead("CONNECT", "https", "pinned.example", 443, "pinned.example:443", "HTTP/1.1",
         Headers.of("Host", "pinned.example:443", "Proxy-Connection", "keep-alive")));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.dnsStart(NANO0 + 100_000);
     t.dnsEnd(NANO0 + 1_100_000);
@@ -256,7 +257,7 @@ final class HarFixtures {
     f.tier(FlowTier.TUNNEL);
     f.request(new RequestHead("CONNECT", "https", "down.example", 8443, "down.example:8443", "HTTP/1.1",
         Headers.of("Host", "down.example:8443")));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.connectStart(NANO0 + 50_000);
     f.fail(new FlowError(FlowError.Kind.CONNECT_REFUSED, "down.example:8443 refused the connection"));
@@ -353,14 +354,14 @@ final class HarFixtures {
   }
 
   /** Appends {@code bytes} in chunks of {@code chunk}, as a leg's reads would. */
-  static void append(dev.loupe.engine.flow.Body body, byte[] bytes, int chunk) {
+  static void append(RecordedBody body, byte[] bytes, int chunk) {
     for (int off = 0; off < bytes.length; off += chunk) {
       body.append(ByteBuffer.wrap(bytes, off, Math.min(chunk, bytes.length - off)));
     }
   }
 
   /** A fresh connection: DNS, TCP connect, TLS (if {@code tls}), send, wait, receive. */
-  static void fullTimings(Timings t, boolean tls) {
+  static void fullTimings(RecordedTimings t, boolean tls) {
     long n = NANO0;
     t.requestStart(n);
     t.dnsStart(n + 120_000);
@@ -380,7 +381,7 @@ final class HarFixtures {
   }
 
   /** A pooled connection: no DNS, connect or TLS. */
-  static void pooledTimings(Timings t) {
+  static void pooledTimings(RecordedTimings t) {
     long n = NANO0;
     t.requestStart(n);
     t.sendStart(n + 80_000);

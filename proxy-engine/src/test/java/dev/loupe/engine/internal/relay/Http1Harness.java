@@ -1,9 +1,8 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
-import dev.loupe.engine.api.intercept.InterceptService;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.tls.MitmContexts;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import dev.loupe.engine.internal.upstream.UpstreamTls;
@@ -45,7 +44,7 @@ public final class Http1Harness implements AutoCloseable {
   private static final ExecutorService INLINE = new InlineExecutor();
   private static volatile Shared shared;
 
-  private final FlowStore store = new FlowStore();
+  private final RecordingStore store = new RecordingStore();
   private final EmbeddedChannel channel;
 
   private record Shared(EngineConfig config, UpstreamConnector connector, MitmContexts mitm,

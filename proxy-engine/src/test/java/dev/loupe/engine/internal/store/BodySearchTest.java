@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.BodyScan;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
@@ -57,7 +57,7 @@ class BodySearchTest {
   @Test
   void whileRecordingBigBodiesAreSideFiles() throws Exception {
     Path file = dir.resolve("live.loupe");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       record(store);
@@ -74,7 +74,7 @@ class BodySearchTest {
   @Test
   void afterSavingBigBodiesAreChunkRows() throws Exception {
     Path file = dir.resolve("saved.loupe");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       record(store);
@@ -139,7 +139,7 @@ class BodySearchTest {
 
   // ---- the flows -------------------------------------------------------------------------------
 
-  private void record(FlowStore store) throws IOException {
+  private void record(RecordingStore store) throws IOException {
     CapturePolicy big = new CapturePolicy(4 << 20, true, dir);
     CapturePolicy cut = new CapturePolicy(64, false, dir);
     for (int i = 0; i < 160; i++) {
@@ -206,12 +206,12 @@ class BodySearchTest {
       }
       f.responseBody().append(ByteBuffer.wrap(resBody));
       if (i % 17 == 5) { // a rule changed both messages: what was sent is searched, the original is not
-        Body sent = new Body(big);
+        RecordedBody sent = new RecordedBody(big);
         sent.append(ByteBuffer.wrap(utf8("changed " + (i % 2 == 0 ? "needle" : "nothing"))));
         sent.complete();
         f.requestModified(new RequestHead(method, "https", "example.com", 443, "/changed", "HTTP/1.1",
             Headers.of("Content-Encoding", "identity")), sent);
-        Body delivered = new Body(big);
+        RecordedBody delivered = new RecordedBody(big);
         delivered.append(ByteBuffer.wrap(gzip(utf8("delivered needle " + i))));
         delivered.complete();
         f.responseModified(new ResponseHead(200, "", "HTTP/1.1", Headers.of("Content-Encoding", "gzip")), delivered);

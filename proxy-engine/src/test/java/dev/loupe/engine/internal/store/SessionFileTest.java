@@ -6,12 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.testing.TestData;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -43,7 +42,7 @@ class SessionFileTest {
   /** A closed session file holding {@code n} flows with 2 KiB bodies. */
   private Path session(String name, int n) throws Exception {
     Path file = dir.resolve(name);
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       for (int i = 0; i < n; i++) {

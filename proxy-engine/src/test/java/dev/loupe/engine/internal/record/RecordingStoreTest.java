@@ -1,9 +1,14 @@
-package dev.loupe.engine.flow;
+package dev.loupe.engine.internal.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.flow.FlowEvent;
+import dev.loupe.engine.flow.FlowListener;
+import dev.loupe.engine.flow.FlowState;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.WebSocketMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -24,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(120)
-class FlowStoreTest {
+class RecordingStoreTest {
   @TempDir Path spillDir;
 
   private final List<FlowStore.Subscription> subscriptions = new ArrayList<>();
@@ -38,7 +43,7 @@ class FlowStoreTest {
 
   @Test
   void eachListenerGetsTheEventsInPublishOrder() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     RecordingListener a = new RecordingListener();
     RecordingListener b = new RecordingListener();
     FlowStore.Subscription sa = subscribe(store, a, 10_000);
@@ -65,7 +70,7 @@ class FlowStoreTest {
 
   @Test
   void aBlockedListenerNeverBlocksThePublishers() throws InterruptedException {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch firstEventSeen = new CountDownLatch(1);
     AtomicInteger added = new AtomicInteger();
@@ -109,7 +114,7 @@ class FlowStoreTest {
 
   @Test
   void aThrowingListenerKeepsReceiving() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     AtomicInteger calls = new AtomicInteger();
     FlowStore.Subscription s = subscribe(store, e -> {
       calls.incrementAndGet();
@@ -124,7 +129,7 @@ class FlowStoreTest {
 
   @Test
   void aListenerCanCloseItsOwnSubscription() throws InterruptedException {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     AtomicReference<FlowStore.Subscription> self = new AtomicReference<>();
     CountDownLatch closed = new CountDownLatch(1);
     CountDownLatch subscribed = new CountDownLatch(1);
@@ -142,7 +147,7 @@ class FlowStoreTest {
 
   @Test
   void flowsAreKeptInArrivalOrder() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     List<Flow> added = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       RecordedFlow f = flow(store);
@@ -157,7 +162,7 @@ class FlowStoreTest {
 
   @Test
   void aRollingStoreKeepsTheNewestCompletedFlowsAndEveryFlowInFlight() {
-    FlowStore store = FlowStore.rolling(3, FlowStore.DEFAULT_MEMORY_BUDGET);
+    RecordingStore store = RecordingStore.rolling(3, FlowStore.DEFAULT_MEMORY_BUDGET);
     RecordedFlow longRunning = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     store.add(longRunning); // oldest, still in flight: never dropped, and eviction stops at it
     List<Flow> done = new ArrayList<>();
@@ -181,7 +186,7 @@ class FlowStoreTest {
 
   @Test
   void aRollingStoreRecyclesTheChunksOfForgottenFlowsForNewBodies() {
-    FlowStore store = FlowStore.rolling(1, FlowStore.DEFAULT_MEMORY_BUDGET);
+    RecordingStore store = RecordingStore.rolling(1, FlowStore.DEFAULT_MEMORY_BUDGET);
     Random r = new Random(3);
     RecordedFlow kept = null;
     byte[] keptBody = null;
@@ -213,7 +218,7 @@ class FlowStoreTest {
 
   @Test
   void aRollingStoreForgetsTheOldestFlowsOverItsBodyBudgetInsteadOfSpilling() {
-    FlowStore store = FlowStore.rolling(1000, 10_000);
+    RecordingStore store = RecordingStore.rolling(1000, 10_000);
     List<Flow> done = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
@@ -230,7 +235,7 @@ class FlowStoreTest {
 
   @Test
   void whileCaptureIsPausedNewFlowsAreNeitherKeptNorPublished() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     AtomicInteger events = new AtomicInteger();
     FlowStore.Subscription s = subscribe(store, e -> events.incrementAndGet(), 100);
     RecordedFlow before = flow(store);
@@ -253,7 +258,7 @@ class FlowStoreTest {
 
   @Test
   void overTheBudgetTheOldestCompletedFlowsSpill() throws IOException {
-    FlowStore store = new FlowStore(10_000);
+    RecordingStore store = new RecordingStore(10_000);
     List<Flow> flows = new ArrayList<>();
     List<byte[]> bodies = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -282,7 +287,7 @@ class FlowStoreTest {
 
   @Test
   void inFlightFlowsAreNotSpilled() {
-    FlowStore store = new FlowStore(1_000);
+    RecordingStore store = new RecordingStore(1_000);
     RecordedFlow inFlight = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     inFlight.responseBody().append(ByteBuffer.wrap(new byte[4096]));
     store.add(inFlight);
@@ -297,7 +302,7 @@ class FlowStoreTest {
 
   @Test
   void theBudgetCountsBodiesOnlyWhichIsWhatSpillingFrees() {
-    FlowStore store = new FlowStore(1_000);
+    RecordingStore store = new RecordingStore(1_000);
     RecordedFlow ws = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     for (int i = 0; i < 10; i++) {
       ws.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.SERVER_TO_CLIENT,
@@ -311,13 +316,13 @@ class FlowStoreTest {
 
   // ---- helpers ---------------------------------------------------------------------------------
 
-  private FlowStore.Subscription subscribe(FlowStore store, FlowListener l, int capacity) {
+  private FlowStore.Subscription subscribe(RecordingStore store, FlowListener l, int capacity) {
     FlowStore.Subscription s = store.subscribe(l, capacity);
     subscriptions.add(s);
     return s;
   }
 
-  private static RecordedFlow flow(FlowStore store) {
+  private static RecordedFlow flow(RecordingStore store) {
     return new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
   }
 

@@ -1,10 +1,10 @@
-package dev.loupe.engine.flow;
+package dev.loupe.engine.internal.record;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Recycled full-size capture chunks ({@value #CHUNK} bytes). A rolling {@link FlowStore} hands
+ * Recycled full-size capture chunks ({@value #CHUNK} bytes). A rolling {@link RecordingStore} hands
  * back the chunks of the flows it forgets, and bodies take them before allocating: a long headless
  * run captures big bodies without allocating per captured byte, so the garbage collector has no
  * reason to grow the heap. Bounded; thread-safe.
