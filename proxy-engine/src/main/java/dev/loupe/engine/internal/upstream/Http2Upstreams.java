@@ -12,10 +12,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
@@ -24,8 +26,10 @@ import io.netty.util.concurrent.Promise;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -60,6 +64,13 @@ final class Http2Upstreams {
      */
     int streamLimit = 1;
     boolean goingAway;
+    /**
+     * Streams whose channel closed while Netty's codec still counted them active (the origin's
+     * END_STREAM still being dispatched, or our RST_STREAM not yet written). Their slots free when
+     * the codec closes them: a stream opened before that would be one over the origin's
+     * MAX_CONCURRENT_STREAMS, and Netty would fail its HEADERS.
+     */
+    final Set<Integer> closing = new HashSet<>();
 
     Parent(Channel channel, ConnectionInfo info) {
       this.channel = channel;
@@ -131,7 +142,16 @@ final class Http2Upstreams {
   Parent register(Origin origin, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
     Parent parent = new Parent(ch, info);
     FlushCoalescer.install(ch); // request frames of all streams leave in batched writes
-    ch.pipeline().addLast("h2", codec.get());
+    Http2FrameCodec h2 = codec.get();
+    h2.connection().addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamClosed(Http2Stream stream) {
+        if (parent.closing.remove(stream.id())) {
+          slotFreed(origin, parent);
+        }
+      }
+    });
+    ch.pipeline().addLast("h2", h2);
     ch.pipeline().addLast("h2-watch", new Watcher(origin, parent));
     ch.pipeline().addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter() {
       // Server push is disabled in our SETTINGS; a pushed stream is a protocol violation: drop it.
@@ -169,9 +189,11 @@ final class Http2Upstreams {
           }
           Http2StreamChannel stream = (Http2StreamChannel) f.getNow();
           stream.closeFuture().addListener(c -> {
-            parent.active--;
-            if (!origin.waiters.isEmpty()) {
-              origin.onSlotFreed.run();
+            Http2Stream.State state = stream.stream().state();
+            if (state == Http2Stream.State.IDLE || state == Http2Stream.State.CLOSED) {
+              slotFreed(origin, parent); // the codec no longer counts it (or never did: no HEADERS written)
+            } else {
+              parent.closing.add(stream.stream().id()); // freed by the codec's onStreamClosed
             }
           });
           ConnectionInfo i = parent.info;
@@ -179,6 +201,14 @@ final class Http2Upstreams {
               new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), reused), "HTTP/2", true));
         });
     return promise;
+  }
+
+  /** A stream of {@code parent} no longer counts against the origin's limit: waiting acquires may go. */
+  private static void slotFreed(Origin origin, Parent parent) {
+    parent.active--;
+    if (!origin.waiters.isEmpty()) {
+      origin.onSlotFreed.run();
+    }
   }
 
   int connections() {
