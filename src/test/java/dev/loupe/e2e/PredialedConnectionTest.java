@@ -10,17 +10,7 @@ import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.testing.TestPki;
 import java.io.BufferedInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Timeout;
@@ -47,7 +37,7 @@ class PredialedConnectionTest {
   @ValueSource(strings = {"HTTP/1.1", "HTTP/2"})
   void aDialledAheadConnectionTheOriginDroppedIsDialledAgain(String originProtocol) throws Exception {
     try (TestOrigin origin = originProtocol.equals("HTTP/2") ? TestOrigin.h2Only() : TestOrigin.https();
-        DroppingFront front = new DroppingFront(origin.port());
+        DroppingFront front = new DroppingFront(origin.port(), 1);
         // An HTTP/1.1 client: the server leg speaks HTTP/2 when told to.
         ProxyFixture proxy = ProxyFixture.start(b -> b.upstreamProtocol(originProtocol.equals("HTTP/2")
             ? EngineConfig.UpstreamProtocol.H2 : EngineConfig.UpstreamProtocol.H1))) {
@@ -75,96 +65,6 @@ class PredialedConnectionTest {
       assertThat(flow.serverProtocol()).isEqualTo(originProtocol);
       assertThat(front.dropped).as("connections the front dropped").hasSize(1);
       assertThat(front.accepted.get()).as("the dropped one and the one dialled again").isEqualTo(2);
-    }
-  }
-
-  /**
-   * Forwards TCP connections to an origin, except the first, which it closes at its first byte.
-   * Threads: one accepting, two per forwarded connection.
-   */
-  static final class DroppingFront implements AutoCloseable {
-    final AtomicInteger accepted = new AtomicInteger();
-    final List<Integer> dropped = new CopyOnWriteArrayList<>();
-    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    private final int target;
-    private final List<Socket> open = new CopyOnWriteArrayList<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "dropping-front");
-      t.setDaemon(true);
-      return t;
-    });
-
-    DroppingFront(int target) throws IOException {
-      this.target = target;
-      threads.execute(this::accept);
-    }
-
-    int port() {
-      return server.getLocalPort();
-    }
-
-    private void accept() {
-      while (!server.isClosed()) {
-        try {
-          Socket in = server.accept();
-          open.add(in);
-          int n = accepted.incrementAndGet();
-          threads.execute(() -> serve(in, n));
-        } catch (IOException closed) {
-          return;
-        }
-      }
-    }
-
-    private void serve(Socket in, int n) {
-      try {
-        if (n == 1) {
-          if (in.getInputStream().read() >= 0) { // the ClientHello's first byte: give up now
-            dropped.add(n);
-          }
-          in.close();
-          return;
-        }
-        Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
-        open.add(out);
-        threads.execute(() -> pump(out, in));
-        pump(in, out);
-      } catch (IOException e) {
-        close(in);
-      }
-    }
-
-    private static void pump(Socket from, Socket to) {
-      byte[] buf = new byte[16 * 1024];
-      try {
-        InputStream src = from.getInputStream();
-        OutputStream dst = to.getOutputStream();
-        int r;
-        while ((r = src.read(buf)) >= 0) {
-          dst.write(buf, 0, r);
-          dst.flush();
-        }
-      } catch (IOException ignored) {
-        // the other side closed
-      } finally {
-        close(from);
-        close(to);
-      }
-    }
-
-    private static void close(Socket s) {
-      try {
-        s.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      server.close();
-      open.forEach(DroppingFront::close);
-      threads.shutdownNow();
     }
   }
 }

@@ -44,10 +44,18 @@ import java.util.function.Supplier;
  * one. Stream ids are allocated and HEADERS written by Netty's codec under the connection's event
  * loop, in order.
  *
+ * <p>A connection that fails while another to the origin stands or is being dialled (the origin
+ * refused one more, or dropped it in its handshake) fails no request: the acquire that asked for it
+ * waits, first in line, for a stream on the others, and no further connection is dialled for
+ * {@link #DIAL_HOLD_NANOS} while any stands or is being dialled. Only a dial that was the origin's
+ * last hope fails its acquire (with the dial's error).
+ *
  * <p>Event-loop confined per loop, like the HTTP/1.1 pool; {@link UpstreamConnector} drives it.
  */
 final class Http2Upstreams {
   static final int MAX_CONNECTIONS_PER_ORIGIN = 4;
+  /** After an extra connection failed: how long the origin's standing connections carry it alone. */
+  static final long DIAL_HOLD_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   private static final int DEFAULT_STREAM_LIMIT = 100;
   private static final int CONNECTION_WINDOW = 16 << 20;
 
@@ -94,6 +102,19 @@ final class Http2Upstreams {
     int knownStreamLimit = DEFAULT_STREAM_LIMIT;
     /** Run when a stream ends or SETTINGS arrive while acquires wait (slots may be free); set once. */
     Runnable onSlotFreed;
+    /** {@link System#nanoTime()} until which no connection is dialled while another stands or is dialled; 0: none. */
+    long dialsHeldUntil;
+
+    /** Whether a usable connection to the origin stands or is being dialled. */
+    boolean connectedOrConnecting() {
+      parents.removeIf(p -> !p.usable());
+      return !parents.isEmpty() || connecting > 0;
+    }
+
+    /** A connection failed while {@link #connectedOrConnecting()}: the others carry the load for a while. */
+    void holdDials() {
+      dialsHeldUntil = System.nanoTime() + DIAL_HOLD_NANOS;
+    }
 
     /** The usable connection with the most free stream slots, or null when all are full. */
     Parent withFreeSlot() {
@@ -114,6 +135,10 @@ final class Http2Upstreams {
      */
     boolean shouldDial() {
       if (parents.size() + connecting >= MAX_CONNECTIONS_PER_ORIGIN) {
+        return false;
+      }
+      boolean held = dialsHeldUntil != 0 && System.nanoTime() - dialsHeldUntil < 0;
+      if (held && (!parents.isEmpty() || connecting > 0)) {
         return false;
       }
       return (long) connecting * knownStreamLimit < waiters.size();
