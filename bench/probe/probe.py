@@ -433,7 +433,8 @@ http {{
         port = self.LOUPE_FULL if full else self.LOUPE_B if b else self.LOUPE
         name = "loupe-full" if full else "loupe-b" if b else "loupe"
         argv = ["java"] + a.loupe_java_opts.split() + [
-            "-jar", a.loupe_jar, "--headless", "-q", "--listen", "127.0.0.1:%d" % port,
+            "-jar", (a.loupe_b_jar or a.loupe_jar) if b else a.loupe_jar, "--headless", "-q",
+            "--listen", "127.0.0.1:%d" % port,
             "--confdir", str(confdir), "--trust-ca", str(self.ca),
             "--upstream-protocol", arm.origin]
         if arm.mode == "reverse":
@@ -451,7 +452,8 @@ http {{
         self.wait_up(p, arm, port)
         if arm.client == "h3":
             # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
-            r = subprocess.run(["java", "-jar", a.loupe_jar, "ca", "path", "--confdir", str(confdir)],
+            jar = (a.loupe_b_jar or a.loupe_jar) if b else a.loupe_jar
+            r = subprocess.run(["java", "-jar", jar, "ca", "path", "--confdir", str(confdir)],
                                capture_output=True, text=True, timeout=60)
             path = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
             if not path or not os.path.isfile(path):
@@ -1039,6 +1041,9 @@ class Probe:
         out.append("- Loupe commit: `%s`%s; jar `%s` (built %s)" % (
             git_commit(), " (working tree has uncommitted changes)" if git_dirty() else "",
             a.loupe_jar, jar_time(a.loupe_jar)))
+        if a.loupe_b_jar:
+            out.append("- loupe-b jar `%s` (built %s), args `%s`" % (
+                a.loupe_b_jar, jar_time(a.loupe_b_jar), a.loupe_b_args))
         out.append("- Date: %s → %s (%.1f min)" % (
             datetime.datetime.fromtimestamp(self.t_start).isoformat(timespec="seconds"),
             datetime.datetime.fromtimestamp(self.t_end).isoformat(timespec="seconds"),
@@ -1324,6 +1329,9 @@ def main(argv):
     ap.add_argument("--loupe-b-args", default="",
                     help="options of the second Loupe measured as system loupe-b (on top of --loupe-args), e.g."
                          " '--plugin plugins/flow-log/target/loupe-plugin-flow-log.jar --set flow-log.path=/dev/null'")
+    ap.add_argument("--loupe-b-jar", default="",
+                    help="jar of the loupe-b system (default: --loupe-jar), e.g. an older build for an"
+                         " old-vs-new A/B in one run (its ÷ loupe column is then old ÷ new)")
     ap.add_argument("--loadgen-jar", default=str(REPO / "bench/target/loadgen.jar"))
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
     ap.add_argument("--out", default=str(REPO / "bench/results"))

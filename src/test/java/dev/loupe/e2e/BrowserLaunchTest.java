@@ -99,7 +99,11 @@ class BrowserLaunchTest {
 
   /**
    * What a launch must not change: the user's NSS database (Chromium's trust store on Linux),
-   * Firefox and Chromium profiles and caches, the system CA folder, and the desktop proxy settings.
+   * Firefox and Chromium profiles and caches (Chromium's crash database included), the system CA
+   * folder, and the desktop proxy settings — every regular file under them, by content. Not
+   * compared: empty folders, and Firefox's crash-reporter notes under {@code ~/.mozilla}
+   * ({@code Crash Reports/InstallTime…}, {@code Pending Pings}), which any Firefox start writes
+   * whatever its profile and which hold no profile, trust or proxy setting.
    */
   static Map<String, String> systemState() throws IOException {
     Map<String, String> state = new TreeMap<>();
@@ -108,11 +112,10 @@ class BrowserLaunchTest {
         home.resolve(".config/google-chrome"), home.resolve(".cache/mozilla"), home.resolve(".cache/chromium"),
         Path.of("/etc/ssl/certs"), Path.of("/usr/local/share/ca-certificates"))) {
       if (!Files.exists(root)) {
-        state.put(root.toString(), "absent");
         continue;
       }
       try (Stream<Path> files = Files.walk(root)) {
-        for (Path f : files.filter(Files::isRegularFile).toList()) {
+        for (Path f : files.filter(Files::isRegularFile).filter(f -> !firefoxCrashReporterNote(home, f)).toList()) {
           try (InputStream in = Files.newInputStream(f)) {
             state.put(f.toString(), TestData.sha256(in));
           } catch (IOException e) {
@@ -129,5 +132,12 @@ class BrowserLaunchTest {
       state.put("env " + v, String.valueOf(System.getenv(v)));
     }
     return state;
+  }
+
+  /** {@code ~/.mozilla/<app>/Crash Reports/…} or {@code ~/.mozilla/<app>/Pending Pings/…}. */
+  private static boolean firefoxCrashReporterNote(Path home, Path f) {
+    Path rel = home.resolve(".mozilla").relativize(f);
+    return !rel.startsWith("..") && rel.getNameCount() > 2
+        && (rel.getName(1).toString().equals("Crash Reports") || rel.getName(1).toString().equals("Pending Pings"));
   }
 }

@@ -3,6 +3,9 @@ package dev.loupe.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.loupe.app.connect.Browser;
+import dev.loupe.app.connect.Browsers;
+import dev.loupe.app.connect.RunningFile;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.testing.TestPki;
@@ -20,12 +23,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The command line of connecting clients, on the real application in its own JVM: {@code --socks}
  * and {@code --proxy-auth} (refusals printed), {@code loupe env} finding the running Loupe and its
- * credentials ({@code eval} it and curl goes through), and {@code loupe browser} starting a real
- * headless Chromium on the running Loupe and deleting its profile when stopped.
+ * credentials ({@code eval} it and curl goes through), and {@code loupe browser} starting real
+ * headless Chromium and Firefox on the running Loupe, their flows tagged with their names, and
+ * deleting their profiles when stopped.
  */
 @Timeout(240)
 class ConnectCliTest {
@@ -88,33 +94,76 @@ class ConnectCliTest {
     assertThat(conf.resolve("running.json")).as("removed at exit").doesNotExist();
   }
 
-  @Test
-  void browserCommandStartsChromiumOnTheRunningLoupeAndDeletesItsProfile() throws Exception {
-    assumeTrue(ExternalCommand.available("chromium"), "chromium is not installed");
-    Path conf = tmp.resolve("browser-conf");
-    Set<Path> profilesBefore = profiles();
-    try (BrowserOrigin page = new BrowserOrigin();
-         LoupeProcess loupe = LoupeProcess.start(List.of("-Xmx256m"), List.of("--headless", "--listen",
-             "127.0.0.1:0", "--confdir", conf.toString(), "--trust-ca", originCa.toString()))) {
-      loupe.awaitLine(LISTENING, START);
-      LoupeProcess.Result list = LoupeProcess.run(START, "browser", "--list");
-      assertThat(list.stdout()).anyMatch(l -> l.startsWith("chromium\tChromium\t"));
-      try (LoupeProcess browser = LoupeProcess.start(List.of("-Xmx128m"), List.of("browser", "chromium",
-          page.pageUrl("cli"), "--headless", "--confdir", conf.toString()))) {
-        browser.awaitLine(Pattern.compile("^Started Chromium \\(pid \\d+\\) on Loupe at 127\\.0\\.0\\.1:"), START);
-        assertThat(page.awaitResult("cli", Duration.ofSeconds(90))).as("page result; %s", browser.stdout())
-            .isEqualTo("echo-cli");
-        browser.terminate(); // SIGTERM: the browser is stopped and its profile deleted
-        browser.awaitExit(START);
-      }
-      loupe.awaitLine(Pattern.compile("GET https://127\\.0\\.0\\.1:" + page.port() + "/page\\?t=cli 200"), START);
+  /**
+   * {@code loupe browser NAME URL --headless} on a running headless Loupe: the browser gets a
+   * listener of its own from that Loupe, loads an HTTPS page and a WebSocket through it with no
+   * certificate error, and every flow of it is printed ending in {@code client NAME}; when the command
+   * is stopped the browser goes, its profile is deleted and its listener closed. Firefox runs against
+   * a Loupe that asks every local client to log in: the browser's own listener lets it in without.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"chromium", "firefox"})
+  void browserCommandTagsItsFlowsOnTheRunningLoupeAndDeletesItsProfile(String which) throws Exception {
+    Browser browser = Browsers.pick(Browsers.installed(), which);
+    assumeTrue(browser != null, which + " is not installed");
+    boolean auth = which.equals("firefox");
+    Path conf = tmp.resolve(which + "-conf");
+    Set<Path> profilesBefore = profiles(which);
+    List<String> args = new java.util.ArrayList<>(List.of("--headless", "--listen", "127.0.0.1:0", "--confdir",
+        conf.toString(), "--trust-ca", originCa.toString()));
+    if (auth) {
+      args.addAll(List.of("--proxy-auth", "alice:pa ss"));
     }
-    assertThat(profiles()).as("temporary profiles left behind").isEqualTo(profilesBefore);
+    String token = which + "-cli";
+    String name = Pattern.quote(browser.name());
+    try (BrowserOrigin page = new BrowserOrigin();
+         LoupeProcess loupe = LoupeProcess.start(List.of("-Xmx256m"), args)) {
+      int port = Integer.parseInt(loupe.awaitLine(LISTENING, START).group(1));
+      RunningFile running = RunningFile.read(conf);
+      assertThat(running).isNotNull();
+      assertThat(running.launchAddress()).as("where loupe browser asks for a listener").isNotNull();
+      assertThat(running.username()).isEqualTo(auth ? "alice" : null);
+      if (which.equals("chromium")) {
+        LoupeProcess.Result list = LoupeProcess.run(START, "browser", "--list");
+        assertThat(list.stdout()).anyMatch(l -> l.startsWith("chromium\tChromium\t"));
+      }
+      int browserPort;
+      try (LoupeProcess command = LoupeProcess.start(List.of("-Xmx128m"), List.of("browser", which,
+          page.pageUrl(token), "--headless", "--confdir", conf.toString()))) {
+        browserPort = Integer.parseInt(command.awaitLine(Pattern.compile(
+            "^Started " + name + " \\(pid \\d+\\) on Loupe at 127\\.0\\.0\\.1:(\\d+) "), START).group(1));
+        assertThat(browserPort).as("a listener of its own").isNotEqualTo(port);
+        command.awaitLine(Pattern.compile("^Its flows show \"" + name + "\" in Loupe's Client column"), START);
+        assertThat(page.awaitResult(token, Duration.ofSeconds(90))).as("page result; %s", command.stdout())
+            .isEqualTo("echo-" + token);
+        loupe.awaitLine(Pattern.compile("GET https://127\\.0\\.0\\.1:" + page.port() + "/page\\?t=" + token
+            + " 200 .* client " + name + "$"), START);
+        command.terminate(); // SIGTERM: the browser is stopped, its profile deleted, its listener given up
+        command.awaitExit(START);
+      }
+      // the WebSocket's flow completes when the browser goes
+      loupe.awaitLine(Pattern.compile("GET https://127\\.0\\.0\\.1:" + page.port() + "/ws .* websocket 2 messages"
+          + ".* client " + name + "$"), START);
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", browserPort)) {
+          return false;
+        } catch (java.net.ConnectException e) {
+          return true;
+        }
+      });
+      assertThat(loupe.stdout()).as("every flow of the page's origin is the browser's")
+          .filteredOn(l -> l.contains("://127.0.0.1:" + page.port() + "/")).isNotEmpty()
+          .allMatch(l -> l.endsWith(" client " + browser.name()));
+      if (auth) {
+        assertThat(loupe.stdout()).noneMatch(l -> l.contains("REFUSED"));
+      }
+    }
+    assertThat(profiles(which)).as("temporary profiles left behind").isEqualTo(profilesBefore);
   }
 
-  private static Set<Path> profiles() throws java.io.IOException {
+  private static Set<Path> profiles(String which) throws java.io.IOException {
     try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-      return s.filter(p -> p.getFileName().toString().startsWith("loupe-chromium-")).collect(Collectors.toSet());
+      return s.filter(p -> p.getFileName().toString().startsWith("loupe-" + which + "-")).collect(Collectors.toSet());
     }
   }
 }

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.PausedFlow;
-import dev.loupe.engine.intercept.ResponseDraft;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;

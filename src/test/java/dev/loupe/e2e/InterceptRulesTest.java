@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.RewriteOp;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
-import dev.loupe.engine.intercept.RewriteOp;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;

@@ -5,13 +5,22 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.loupe.engine.flow.Body;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.flow.Timings;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,19 +103,70 @@ class LayeringTest {
   }
 
   /**
-   * What the UI may use of the engine today. Issue 14 wants "api, flow, filter, spi" only; the UI
-   * still uses {@code intercept} (rules, breakpoints, paused flows, replay drafts) until those types
-   * move behind {@code api}. {@code session} is public surface too: the session files the window opens,
-   * pages and diffs (issue 15). This keeps it from reaching anything else meanwhile.
+   * The UI sees the engine through its public surface only (issue 14): {@code api} (interfaces,
+   * configuration, the services the app hands over), the read-only {@code flow} model, the {@code
+   * filter} language and the plugin {@code spi}. Interceptor chain, plugin host, session store and
+   * the rest are internal, and the UI reaches them only through the interfaces in {@code api}.
    */
   @Test
-  void theUiUsesOnlyTheEnginesPublicPackagesAndIntercept() {
+  void theUiUsesOnlyTheEnginesPublicSurface() {
     noClasses().that().resideInAPackage("dev.loupe.ui..")
-        .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-            "an engine package other than api, flow, filter, spi, session, intercept, util",
-            (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.loupe.engine.")
-                && !c.getPackageName().matches("dev\\.loupe\\.engine\\.(api|flow|filter|session|intercept|util)(\\..*)?")))
+        .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.loupe.engine..")
+            .and(JavaClass.Predicates.resideOutsideOfPackages(
+                "dev.loupe.engine.api..", "dev.loupe.engine.flow..", "dev.loupe.engine.filter..")))
+        .because("the UI sees the engine through api, flow, filter and dev.loupe.spi only (issue 14)")
         .check(classes);
+  }
+
+  /**
+   * The flow the UI, the app and plugins see is read-only (issue 14): {@link Flow}, its {@link
+   * Body bodies} and its {@link Timings} are interfaces whose every method takes nothing and returns
+   * something. The methods that record them are the engine's ({@code internal.record.RecordedFlow},
+   * {@code RecordedBody}, {@code RecordedTimings}), which nobody outside the engine may use (see
+   * {@link #nobodyOutsideTheEngineUsesItsInternals}); a flow's lists are unmodifiable views (FlowTest).
+   */
+  @Test
+  void theFlowOutsideTheEngineSeesHasNoMutator() {
+    for (Class<?> type : List.of(Flow.class, Body.class, Timings.class)) {
+      assertThat(type.isInterface()).as("%s is a read-only interface, not the recording class", type).isTrue();
+      assertThat(instanceMethods(type)).as("found %s's methods", type).hasSizeGreaterThan(7);
+      assertThat(instanceMethods(type).filter(m -> m.getParameterCount() > 0 || m.getReturnType() == void.class)
+          .map(Method::toGenericString).sorted().toList())
+          .as("methods of %s that take arguments or return nothing", type).isEmpty();
+    }
+    assertThat(instanceMethods(Flow.class)).hasSizeGreaterThan(30);
+  }
+
+  /**
+   * What the UI, the app and plugins see of the store is reading, subscribing and the user's own
+   * actions (pause capture, clear, forget a saved flow); recording flows into it is the engine's
+   * ({@code internal.record.RecordingStore}). Every method that returns nothing is one of those
+   * actions, and none of the recording methods is there, under any signature.
+   */
+  @Test
+  void theStoreOutsideTheEngineSeesDoesNotRecord() {
+    assertThat(FlowStore.class.isInterface()).as("FlowStore is an interface, not the recording store").isTrue();
+    List<String> userActions = List.of("capturing(boolean)", "clear()", "forget(Flow)");
+    assertThat(instanceMethods(FlowStore.class).filter(m -> m.getReturnType() == void.class).map(LayeringTest::signature)
+        .sorted().toList()).as("FlowStore methods that return nothing: the user's actions only").isEqualTo(userActions);
+    List<String> recording = List.of("add", "updated", "completed", "nextId", "continueAfter");
+    assertThat(Arrays.stream(RecordingStore.class.getMethods()).map(Method::getName))
+        .as("the recording store records").contains(recording.toArray(String[]::new));
+    assertThat(instanceMethods(FlowStore.class).map(Method::getName).filter(recording::contains).toList())
+        .as("recording methods on what the UI sees of the store").isEmpty();
+    assertThat(instanceMethods(FlowStore.Subscription.class).filter(m -> m.getParameterCount() > 0
+            && m.getReturnType() == void.class).map(LayeringTest::signature).toList())
+        .as("a subscription does nothing to the store").isEmpty();
+  }
+
+  private static Stream<Method> instanceMethods(Class<?> type) {
+    return Arrays.stream(type.getMethods()).filter(m -> !Modifier.isStatic(m.getModifiers()))
+        .filter(m -> m.getDeclaringClass() != Object.class);
+  }
+
+  private static String signature(Method m) {
+    return m.getName() + Arrays.stream(m.getParameterTypes()).map(Class::getSimpleName)
+        .collect(java.util.stream.Collectors.joining(",", "(", ")"));
   }
 
   /**

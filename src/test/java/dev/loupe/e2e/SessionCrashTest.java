@@ -2,10 +2,10 @@ package dev.loupe.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SortKey;
 import dev.loupe.testing.FlowsAssert;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;

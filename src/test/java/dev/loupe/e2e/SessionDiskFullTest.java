@@ -2,8 +2,8 @@ package dev.loupe.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.session.Session;
 import dev.loupe.testing.FlowsAssert;
 import dev.loupe.testing.SmallDisk;
 import dev.loupe.testing.TestData;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.loupe.app.connect.ClientFiles;
+import dev.loupe.app.connect.ClientListeners;
+import dev.loupe.app.connect.ConnectService;
 import dev.loupe.app.connect.TerminalSetup;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.testing.ProxyFixture;
@@ -25,12 +27,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The terminal setup, applied in a real shell: curl, Python (urllib and requests), Node (trusting
+ * The terminal setup the window copies (its connect port's {@code terminalSetup("bash")}), applied
+ * in a real shell: curl, Python (urllib and requests), Node (trusting
  * Loupe through {@code NODE_EXTRA_CA_CERTS}; Node 20 has no proxy variables for {@code fetch}, so
  * the {@code https} module over a CONNECT tunnel it opens itself) and a Java {@code HttpClient}
  * (through {@code JAVA_TOOL_OPTIONS}) fetch an HTTPS body through Loupe, each verifying the
  * certificate against Loupe's CA — a control run without the CA settings fails verification — and
- * each appears as a decrypted flow. zsh and fish read their own syntax (when installed).
+ * each appears as a decrypted flow in the store the window shows. zsh and fish read their own syntax (when installed).
  */
 @Timeout(240)
 class TerminalSetupTest {
@@ -46,10 +49,12 @@ class TerminalSetupTest {
     proxy = ProxyFixture.start();
     Path confdir = Files.createDirectories(dir.resolve("conf"));
     Files.copy(TestPki.shared().loupeCa().certificatePath(), confdir.resolve("ca-cert.pem"));
-    ClientFiles files = ClientFiles.prepare(confdir, TestPki.shared().loupeCa());
+    // What the window's "Terminal ▾ › Copy setup › bash" copies (ConnectService is its port).
+    ConnectService window = new ConnectService(proxy::engine, proxy.engine()::config, next -> proxy.engine(),
+        new ClientListeners(proxy::engine), confdir, TestPki.shared().loupeCa());
     setup = dir.resolve("setup.sh");
-    Files.writeString(setup, TerminalSetup.script(TerminalSetup.Shell.BASH,
-        new TerminalSetup.Target(proxy.address(), null, null, files)));
+    Files.writeString(setup, window.terminalSetup("bash"));
+    assertThat(Files.readString(setup)).contains("http://127.0.0.1:" + proxy.port());
   }
 
   @AfterAll

@@ -17,28 +17,34 @@ import java.nio.file.Path;
  * @param username proxy user when local clients must authenticate, else null
  * @param password its password, or null
  * @param source   where this came from, for messages
+ * @param running  the running Loupe's record when the target is that Loupe (where {@code loupe browser}
+ *                 asks for a listener of its own), else null
  */
-record ClientTarget(InetSocketAddress proxy, String username, String password, String source) {
+record ClientTarget(InetSocketAddress proxy, String username, String password, String source, RunningFile running) {
   static ClientTarget resolve(Path confdir, String proxyOption) {
     Path dir = confdir != null ? confdir : ConfigDirectory.defaultDirectory();
+    RunningFile running = RunningFile.read(dir);
     if (proxyOption != null) {
+      InetSocketAddress given;
       try {
-        return new ClientTarget(RunningFile.local(ListenAddress.parse(proxyOption)), null, null, "--proxy");
+        given = RunningFile.local(ListenAddress.parse(proxyOption));
       } catch (IllegalArgumentException e) {
         throw new LoupeCommand.UsageError("--proxy: " + e.getMessage());
       }
+      return new ClientTarget(given, null, null, "--proxy",
+          running != null && running.proxy().equals(given) ? running : null);
     }
-    RunningFile running = RunningFile.read(dir);
     if (running != null) {
       return new ClientTarget(running.proxy(), running.username(), running.password(),
-          "the running Loupe (pid " + running.pid() + ")");
+          "the running Loupe (pid " + running.pid() + ")", running);
     }
     Settings s = DesktopSettings.load(dir, new PrintStream(PrintStream.nullOutputStream()));
     try {
-      return new ClientTarget(RunningFile.local(ListenAddress.parse(s.listen())), null, null, "the saved settings");
+      return new ClientTarget(RunningFile.local(ListenAddress.parse(s.listen())), null, null, "the saved settings",
+          null);
     } catch (IllegalArgumentException e) {
       return new ClientTarget(RunningFile.local(ListenAddress.parse(Settings.DEFAULTS.listen())), null, null,
-          "the default");
+          "the default", null);
     }
   }
 }

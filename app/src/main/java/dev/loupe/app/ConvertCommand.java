@@ -1,10 +1,10 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSyntaxException;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -1,9 +1,9 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.util.ByteSizes;
+import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
-import dev.loupe.app.sysproxy.SystemProxyService;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsFile;
@@ -88,7 +88,8 @@ final class DesktopSettings {
           && next.capture().equals(old.capture()) && next.insecure() == old.insecure()
           && java.util.Objects.equals(next.upstreamProxy(), old.upstreamProxy());
       if (same) {
-        return LoupeCommand.hostPort(engines.current().address());
+        return dev.loupe.app.connect.ConnectService.listeningText(engines.current().address(),
+            engines.config().proxyAuth());
       }
       InetSocketAddress now = engines.restart(next).address();
       if (sysProxy != null) {
@@ -98,7 +99,7 @@ final class DesktopSettings {
         }
         sysProxy.listening(now, wasOn);
       }
-      return LoupeCommand.hostPort(now);
+      return dev.loupe.app.connect.ConnectService.listeningText(now, engines.config().proxyAuth());
     };
   }
 }

@@ -1,8 +1,8 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.session.SessionManager;
 import dev.loupe.ui.shell.DesktopApp;
 import dev.loupe.ui.shell.DesktopContext;

@@ -1,14 +1,14 @@
 package dev.loupe.app;
 
-import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.DiffJson;
-import dev.loupe.engine.session.DiffMarkdown;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.DiffSink;
-import dev.loupe.engine.session.DiffSummary;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.SessionDiff;
-import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.api.session.DiffInput;
+import dev.loupe.engine.api.session.DiffJson;
+import dev.loupe.engine.api.session.DiffMarkdown;
+import dev.loupe.engine.api.session.DiffSink;
+import dev.loupe.engine.api.session.DiffSummary;
+import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

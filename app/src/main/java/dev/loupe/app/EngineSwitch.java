@@ -12,7 +12,7 @@ import java.io.IOException;
  */
 final class EngineSwitch {
   private final FlowStore store;
-  private final dev.loupe.engine.intercept.InterceptService intercept;
+  private final dev.loupe.engine.api.intercept.InterceptService intercept;
   private volatile ProxyEngine engine;
   private volatile EngineConfig config;
   /** Told of every new engine after a restart (launched clients reopen their listeners on it). */
@@ -27,7 +27,7 @@ final class EngineSwitch {
   }
 
   /** Replays through whichever proxy is running when asked (see {@link ProxyEngine#replay}). */
-  dev.loupe.engine.intercept.Replayer replayer() {
+  dev.loupe.engine.api.intercept.Replayer replayer() {
     return (request, protocol, replayOf) -> engine.replay(request, protocol, replayOf);
   }
 

@@ -1,24 +1,18 @@
 package dev.loupe.app;
 
 import dev.loupe.engine.api.ProxyEngine;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.flow.Protocols;
-import dev.loupe.engine.flow.RequestHead;
-import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -29,16 +23,19 @@ import java.util.function.Supplier;
  * atomically before the JVM exits.
  */
 final class HeadlessSession {
-  private static final DateTimeFormatter TIME =
-      DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
-
   private final Supplier<ProxyEngine> engine;
   private final FlowStore store;
   /** The session file flows are recorded into, or null (flows only in memory). */
   private volatile Session session;
   private final Path har;
   private final PrintStream out;
+  /** Lines not yet written that may wait before new ones are dropped (and counted). */
+  private static final int LINE_QUEUE = 65_536;
+
   private final FlowStore.Subscription printer;
+  /** Writes the per-flow lines in batches off the listener thread; null with {@code -q}. */
+  private final LinePrinter lines;
+  private final FlowLine lineFormat = new FlowLine(ZoneId.systemDefault());
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AutoCloseable plugins;
 
@@ -55,6 +52,7 @@ final class HeadlessSession {
     this.session = session;
     this.har = har;
     this.out = out;
+    this.lines = out == null ? null : new LinePrinter(out, LINE_QUEUE, "loupe-flow-lines");
     this.printer = out == null ? null : store.subscribe(this::print);
     Runtime.getRuntime().addShutdownHook(new Thread(this::shutdown, "loupe-shutdown"));
   }
@@ -85,6 +83,10 @@ final class HeadlessSession {
       if (printer != null) {
         printer.awaitIdle(2, TimeUnit.SECONDS);
         printer.close();
+        lines.close(2_000);
+        if (lines.dropped() > 0) {
+          System.err.println("Loupe: " + lines.dropped() + " flow lines were not printed (the output was too slow)");
+        }
       }
       Session s = session;
       if (s != null) {
@@ -124,43 +126,8 @@ final class HeadlessSession {
   }
 
   private void print(FlowEvent e) {
-    if (e.type() != FlowEvent.Type.COMPLETED) {
-      return;
+    if (e.type() == FlowEvent.Type.COMPLETED) {
+      lines.print(lineFormat.format(e.flow()));
     }
-    out.println(line(e.flow()));
-    out.flush();
-  }
-
-  /** One line per flow: time, method, URL, status, size, duration, protocol per side, tier. */
-  static String line(Flow f) {
-    RequestHead req = f.request();
-    ResponseHead res = f.response();
-    StringBuilder sb = new StringBuilder(160);
-    sb.append(TIME.format(f.startedAt())).append(' ');
-    sb.append(req == null ? "?" : req.method()).append(' ');
-    sb.append(req == null ? "?" : f.tier() == FlowTier.TUNNEL ? req.authority() : req.url());
-    sb.append(' ');
-    if (f.error() != null) {
-      sb.append("ERROR ").append(f.error().kind().name().toLowerCase(Locale.ROOT).replace('_', '-'))
-          .append(": ").append(f.error().message());
-    } else if (f.tier() == FlowTier.TUNNEL) {
-      sb.append("up ").append(Sizes.human(f.tunnelBytesClientToServer()))
-          .append(" down ").append(Sizes.human(f.tunnelBytesServerToClient()));
-    } else if (res != null) {
-      sb.append(res.status());
-      sb.append(' ').append(Sizes.human(f.responseBody().size()));
-    }
-    double ms = f.timings().totalMs();
-    sb.append(' ').append(ms < 0 ? "-" : ms < 1000 ? String.format(Locale.ROOT, "%.0fms", ms)
-        : String.format(Locale.ROOT, "%.2fs", ms / 1000));
-    sb.append(' ').append(Protocols.shortName(f.clientProtocol())).append('/').append(Protocols.shortName(f.serverProtocol()));
-    sb.append(' ').append(f.tier().name().toLowerCase(Locale.ROOT));
-    if (f.isWebSocket()) {
-      sb.append(" websocket ").append(f.webSocketMessages().size()).append(" messages");
-      if (f.webSocketCloseCode() >= 0) {
-        sb.append(" close ").append(f.webSocketCloseCode());
-      }
-    }
-    return sb.toString();
   }
 }

@@ -1,12 +1,13 @@
 package dev.loupe.app;
 
+import dev.loupe.app.connect.ClientListeners;
+import dev.loupe.app.connect.ConnectService;
+import dev.loupe.app.connect.RunningLoupe;
 import dev.loupe.app.control.ControlApi;
 import dev.loupe.app.control.ControlEndpoint;
 import dev.loupe.app.control.ControlServer;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.app.control.RulesFile;
-import dev.loupe.app.plugins.PluginLoader;
-import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.ctl.CtlCommand;
 import dev.loupe.app.mcp.LoupeMcp;
 import dev.loupe.app.mcp.McpActivity;
@@ -14,6 +15,8 @@ import dev.loupe.app.mcp.McpCallLog;
 import dev.loupe.app.mcp.McpCommand;
 import dev.loupe.app.mcp.McpHttpTransport;
 import dev.loupe.app.mcp.McpOptions;
+import dev.loupe.app.plugins.PluginLoader;
+import dev.loupe.app.plugins.PluginOptions;
 import dev.loupe.app.sysproxy.SystemProxyService;
 import dev.loupe.app.trust.CaTrustPort;
 import dev.loupe.ca.CaException;
@@ -21,11 +24,11 @@ import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.ca.ConfigDirectory;
 import dev.loupe.ca.KeyAlgorithm;
 import dev.loupe.ca.LeafCertificate;
-import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.api.ServerCertificate;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.settings.Settings;
@@ -46,10 +49,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code loupe}: starts the proxy. The public command line — scripts depend on these names, so
@@ -400,11 +403,11 @@ final class LoupeCommand implements Callable<Integer> {
         .build();
     // With a HAR to write (and in the UI) every flow is kept; otherwise only the newest, like mitmdump.
     FlowStore store = keepFlows != null ? FlowStore.rolling(keepFlows, FlowStore.DEFAULT_MEMORY_BUDGET)
-        : har != null || !headless || sessionFiles.record() != null ? new FlowStore()
+        : har != null || !headless || sessionFiles.record() != null ? FlowStore.create()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     // the window records through its session manager (File menu, autosave); headless straight into --session
-    dev.loupe.engine.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
-    dev.loupe.engine.intercept.InterceptService intercept = interceptService(dir);
+    dev.loupe.engine.api.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
+    dev.loupe.engine.api.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
       intercept.rules().replace(controlOptions.rules());
@@ -428,6 +431,13 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    // running.json and the listeners `loupe browser` asks for; both follow the proxy across
+    // restarts. Written before the listening line, so a script that waits for that line finds it.
+    RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
+    if (running != null) {
+      engines.onRestart(running::restarted);
+      Runtime.getRuntime().addShutdownHook(new Thread(running::close, "loupe-running-file"));
+    }
     out.println("Loupe " + Version.text() + " listening on http://" + hostPort(engine.address())
         + (reverse == null ? " (regular mode, " : " (reverse mode to " + reverse + ", ") + ProxyEngine.transport() + ", TLS: " + ProxyEngine.tlsProvider() + ")");
     out.println("CA certificate: " + ca.certificatePath());
@@ -441,9 +451,6 @@ final class LoupeCommand implements Callable<Integer> {
     if (reverse == null) {
       out.println("SOCKS5 on the same port" + (engine.socksAddress() == null ? "" : " and on " + hostPort(engine.socksAddress()))
           + "; setup page for devices: http://loupe.setup/ through the proxy, or http://" + hostPort(engine.address()) + "/");
-      dev.loupe.app.connect.RunningFile.of(engine.address(), access.auth()).publish(dir);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> dev.loupe.app.connect.RunningFile.withdraw(dir),
-          "loupe-running-file"));
     }
     if (access.message() != null) {
       out.println(access.message());
@@ -470,10 +477,9 @@ final class LoupeCommand implements Callable<Integer> {
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
-          String listening = hostPort(engine.address());
-          dev.loupe.app.connect.ConnectService connect = new dev.loupe.app.connect.ConnectService(engines::current,
-              engines::config, engines::restart, a -> { }, dir, ca);
-          engines.onRestart(connect::reopenOn);
+          String listening = ConnectService.listeningText(engine.address(), access.auth());
+          ConnectService connect = new ConnectService(engines::current, engines::config, engines::restart,
+              running != null ? running.clients() : new ClientListeners(engines::current), dir, ca);
           Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
           DesktopWindow.showAndWait(sessions, new DesktopContext(store, listening, dir,
               DesktopSettings.current(saved, this, listening), DesktopSettings.applier(engines, sysProxy),
@@ -499,14 +505,14 @@ final class LoupeCommand implements Callable<Integer> {
   }
 
   /** What --control, --control-token-file and --rules asked for, checked before anything starts. */
-  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.intercept.Rule> rules) {}
+  private record ControlOptions(InetSocketAddress address, String token, List<dev.loupe.engine.api.intercept.Rule> rules) {}
 
   private ControlOptions controlOptions() {
     if (pauseTimeoutSeconds < 0) {
       throw new UsageError("--pause-timeout: expected 0 (off) or a positive number of seconds, got "
           + pauseTimeoutSeconds);
     }
-    List<dev.loupe.engine.intercept.Rule> rules = null;
+    List<dev.loupe.engine.api.intercept.Rule> rules = null;
     if (rulesFile != null) {
       if (!headless) {
         throw new UsageError("--rules is for --headless (the window keeps its rules in the configuration"
@@ -546,7 +552,7 @@ final class LoupeCommand implements Callable<Integer> {
 
   /** Starts the control API (stopped when the JVM exits) and prints where it is and its token. */
   private static void startControl(ControlOptions o, Path dir, FlowStore store,
-      dev.loupe.engine.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
+      dev.loupe.engine.api.intercept.InterceptService intercept, EngineSwitch engines, ControlApi.About about,
       McpOptions mcp, PluginLoader plugins, PrintStream out) {
     Path tokenFile;
     try {
@@ -592,8 +598,8 @@ final class LoupeCommand implements Callable<Integer> {
    * ({@code rules.json}, {@code breakpoints.json}); a headless run starts from none, so a CI run
    * does not depend on what someone clicked in a window.
    */
-  private dev.loupe.engine.intercept.InterceptService interceptService(Path dir) {
-    var intercept = new dev.loupe.engine.intercept.InterceptService(dir.resolve("plugin-data"));
+  private dev.loupe.engine.api.intercept.InterceptService interceptService(Path dir) {
+    var intercept = dev.loupe.engine.api.intercept.InterceptService.create(dir.resolve("plugin-data"));
     if (!headless) {
       for (String problem : new String[] {
           intercept.rules().persistTo(dir.resolve("rules.json")),

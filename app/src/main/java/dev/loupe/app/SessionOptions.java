@@ -1,8 +1,8 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,8 +3,8 @@ package dev.loupe.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.api.ListenAddress;
+import dev.loupe.engine.api.util.ByteSizes;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ProxyEngine;
-import dev.loupe.engine.api.ServerCertificate;
-import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.settings.Settings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -56,7 +55,7 @@ class DesktopSettingsTest {
 
   @Test
   void applyingANewListenAddressMovesTheRunningProxy() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     EngineConfig config = EngineConfig.builder(host -> {
       throw new IllegalStateException("no TLS in this test");
     }).listen(new InetSocketAddress("127.0.0.1", 0)).build();

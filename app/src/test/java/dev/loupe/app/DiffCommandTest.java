@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.loupe.engine.api.session.Session;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.Session;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,10 +37,10 @@ class DiffCommandTest {
   private Path session(String name, String[] paths, int[] statuses) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       for (int i = 0; i < paths.length; i++) {
-        Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
         f.timings().requestStart(System.nanoTime());
         f.request(new RequestHead("GET", "http", "h.test", 80, paths[i], "HTTP/1.1", Headers.of("Accept", "*/*")));
         store.add(f);

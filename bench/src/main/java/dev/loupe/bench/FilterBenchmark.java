@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -47,7 +48,7 @@ public class FilterBenchmark {
   @Param({"~d api & ~m POST", "status>=400 | duration>500ms", "/v1/users/\\d+$", "~b '\"error\":'"})
   public String expression;
 
-  private Flow[] flows;
+  private RecordedFlow[] flows;
   private Filter filter;
 
   @Setup
@@ -55,14 +56,14 @@ public class FilterBenchmark {
     filter = Filter.parse(expression);
     Random rnd = new Random(42);
     CapturePolicy capture = CapturePolicy.defaults();
-    flows = new Flow[FLOWS];
+    flows = new RecordedFlow[FLOWS];
     for (int i = 0; i < FLOWS; i++) {
       flows[i] = flow(i, rnd, capture);
     }
   }
 
-  private static Flow flow(int i, Random rnd, CapturePolicy capture) {
-    Flow flow = new Flow(i, Instant.EPOCH.plusMillis(i), capture);
+  private static RecordedFlow flow(int i, Random rnd, CapturePolicy capture) {
+    RecordedFlow flow = new RecordedFlow(i, Instant.EPOCH.plusMillis(i), capture);
     String host = HOSTS[rnd.nextInt(HOSTS.length)];
     String method = rnd.nextInt(5) == 0 ? "POST" : "GET";
     String target = PATHS[rnd.nextInt(PATHS.length)] + rnd.nextInt(100_000);
@@ -104,7 +105,7 @@ public class FilterBenchmark {
   @Benchmark
   public int matchAll() {
     int matched = 0;
-    for (Flow f : flows) {
+    for (RecordedFlow f : flows) {
       if (filter.test(f)) {
         matched++;
       }

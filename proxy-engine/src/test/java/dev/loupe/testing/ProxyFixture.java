@@ -6,6 +6,7 @@ import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
@@ -45,7 +46,7 @@ public final class ProxyFixture implements AutoCloseable {
         .listen(new InetSocketAddress("127.0.0.1", 0))
         .trustCa(pki.originCa().certificate());
     customize.accept(b);
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     return new ProxyFixture(ProxyEngine.start(b.build(), store), store);
   }
 
@@ -58,7 +59,7 @@ public final class ProxyFixture implements AutoCloseable {
   }
 
   /** The proxy's rules, breakpoints and paused flows. */
-  public dev.loupe.engine.intercept.InterceptService intercept() {
+  public dev.loupe.engine.api.intercept.InterceptService intercept() {
     return engine.intercept();
   }
 

@@ -29,11 +29,14 @@ import java.util.Objects;
  *   <li><b>Chromium family</b>: {@code --user-data-dir} in a new temp folder,
  *       {@code --proxy-server} (loopback included: {@code <-loopback>}), and the CA's public-key pin
  *       in {@code --ignore-certificate-errors-spki-list} (honoured only with a user data dir of its
- *       own), so every chain Loupe presents — the CA is in each — is accepted;
+ *       own), so every chain Loupe presents — the CA is in each — is accepted; its crash database
+ *       in the temporary folder too ({@code BREAKPAD_DUMP_LOCATION});
  *   <li><b>Firefox</b>: a new profile folder with {@code user.js} (manual proxy for HTTP and TLS,
  *       loopback included, first-run pages and telemetry off) and its own NSS database holding the
  *       CA as trusted for websites ({@code certutil}, from libnss3-tools), started with
- *       {@code --profile DIR --no-remote}.
+ *       {@code --profile DIR --no-remote}. (Firefox still notes its installation for its crash
+ *       reporter under {@code ~/.mozilla}: {@code Crash Reports}, {@code Pending Pings}; no
+ *       profile, trust or proxy setting.)
  * </ul>
  *
  * <p>Blocking (creates files, runs {@code certutil}): call it off UI threads.
@@ -85,6 +88,12 @@ public final class BrowserLauncher {
           .redirectErrorStream(true)
           .redirectOutput(log.toFile())
           .redirectInput(ProcessBuilder.Redirect.PIPE);
+      if (browser.family() == Browser.Family.CHROMIUM) {
+        // Chromium keeps its crash database (settings.dat, dumps) in the user's own config folder
+        // (~/.config/chromium/Crash Reports) whatever --user-data-dir says; this moves it into the
+        // temporary profile, deleted with it.
+        pb.environment().put("BREAKPAD_DUMP_LOCATION", profile.resolve("Crash Reports").toString());
+      }
       Process p = pb.start();
       p.getOutputStream().close();
       return new LaunchedBrowser(browser, p, profile, log);

@@ -2,8 +2,8 @@ package dev.loupe.app.connect;
 
 import dev.loupe.ca.CertificateAuthority;
 import dev.loupe.engine.api.AccessLog;
-import dev.loupe.engine.api.ClientListener;
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyAuth;
 import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.ui.connect.ConnectPort;
@@ -26,10 +26,11 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The window's connect controls on the real thing: browsers on listeners of their own (reopened on
- * the same port when the proxy restarts, closed when the browser exits), the terminal on a
- * "Terminal" listener, the setup scripts, and remote access (saved in {@link RemoteAccessFile};
- * applying it restarts the proxy on the LAN or loopback address with the credentials).
+ * The window's connect controls on the real thing: browsers on listeners of their own
+ * ({@link ClientListeners}: reopened on the same port when the proxy restarts, closed when the
+ * browser exits), the terminal on a "Terminal" listener, the setup scripts, and remote access (saved
+ * in {@link RemoteAccessFile}; applying it restarts the proxy on the LAN or loopback address with the
+ * credentials, and tells {@link #onListening} listeners where it now listens).
  *
  * <p>Thread-safe; the blocking methods are called from the window's background threads.
  */
@@ -44,54 +45,29 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
   private final Supplier<ProxyEngine> engine;
   private final Supplier<EngineConfig> config;
   private final Restarter restarter;
-  private final Consumer<InetSocketAddress> listeningChanged;
+  /** The window's status bar and whoever else follows where the proxy listens. */
+  private final List<Consumer<String>> listening = new CopyOnWriteArrayList<>();
   private final Path confdir;
   private final CertificateAuthority ca;
+  private final ClientListeners listeners;
   private final List<Launch> launches = new CopyOnWriteArrayList<>();
-  private Launch terminal;
+  private ClientListeners.Entry terminal;
 
-  /** A launched client and the listener it uses (replaced when the proxy restarts). */
-  private static final class Launch {
-    final String label;
-    final int port;
-    final LaunchedBrowser browser;
-    volatile ClientListener listener;
-
-    Launch(String label, ClientListener listener, LaunchedBrowser browser) {
-      this.label = label;
-      this.port = listener.address().getPort();
-      this.listener = listener;
-      this.browser = browser;
-    }
-  }
+  /** A launched browser and its listener. */
+  private record Launch(String label, ClientListeners.Entry listener, LaunchedBrowser browser) {}
 
   /**
-   * @param listeningChanged told the proxy's new address after remote access restarted it
+   * @param listeners where browsers and the terminal get listeners of their own (the app reopens them
+   *                  when the proxy restarts)
    */
   public ConnectService(Supplier<ProxyEngine> engine, Supplier<EngineConfig> config, Restarter restarter,
-      Consumer<InetSocketAddress> listeningChanged, Path confdir, CertificateAuthority ca) {
+      ClientListeners listeners, Path confdir, CertificateAuthority ca) {
     this.engine = engine;
     this.config = config;
     this.restarter = restarter;
-    this.listeningChanged = listeningChanged;
+    this.listeners = listeners;
     this.confdir = confdir;
     this.ca = ca;
-  }
-
-  /** Reopens every launched client's listener, on its old port, on {@code next} (after a restart). */
-  public void reopenOn(ProxyEngine next) {
-    List<Launch> all = new ArrayList<>(launches);
-    if (terminal != null) {
-      all.add(terminal);
-    }
-    for (Launch l : all) {
-      try {
-        l.listener = next.openClientListener(l.label, l.port);
-      } catch (IOException | RuntimeException e) {
-        System.err.println("Loupe: cannot reopen the listener of " + l.label + " on port " + l.port + ": "
-            + e.getMessage());
-      }
-    }
   }
 
   @Override
@@ -110,10 +86,10 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
     if (b == null) {
       return new Outcome(false, "No browser '" + id + "' is installed any more");
     }
-    ClientListener listener;
+    ClientListeners.Entry listener;
     try {
-      listener = engine.get().openClientListener(b.name(), 0);
-    } catch (IOException e) {
+      listener = listeners.open(b.name());
+    } catch (IOException | RuntimeException e) {
       return new Outcome(false, "Cannot open a listener for " + b.name() + ": " + e.getMessage());
     }
     LaunchedBrowser launched;
@@ -128,7 +104,7 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
     launches.add(launch);
     launched.onExit(() -> {
       launches.remove(launch);
-      launch.listener.close();
+      listener.close();
     });
     try {
       int code = launched.exited().get(1500, TimeUnit.MILLISECONDS);
@@ -143,8 +119,8 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
 
   @Override
   public List<String> runningBrowsers() {
-    return launches.stream().filter(l -> l.browser.isRunning())
-        .map(l -> l.label + " (pid " + l.browser.pid() + ")").toList();
+    return launches.stream().filter(l -> l.browser().isRunning())
+        .map(l -> l.label() + " (pid " + l.browser().pid() + ")").toList();
   }
 
   @Override
@@ -166,11 +142,10 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
   @Override
   public synchronized Outcome openTerminal() {
     try {
-      if (terminal == null || !terminal.listener.isOpen()) {
-        ClientListener l = engine.get().openClientListener("Terminal", 0);
-        terminal = new Launch("Terminal", l, null);
+      if (terminal == null || !terminal.isOpen()) {
+        terminal = listeners.open("Terminal");
       }
-      TerminalSetup.Target t = target(terminal.listener.address());
+      TerminalSetup.Target t = target(terminal.address());
       String started = TerminalLauncher.open(shell -> TerminalSetup.script(shell, t));
       return new Outcome(true, "Opened " + Path.of(started).getFileName() + "; its clients' flows show \"Terminal\" in"
           + " the Client column");
@@ -190,8 +165,10 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
     InetSocketAddress listening = engine.get().address();
     boolean open = !listening.getAddress().isLoopbackAddress();
     ProxyAuth auth = config.get().proxyAuth();
-    return new RemoteAccess(open, open ? auth != null : f.requireAuth(), f.username(), f.password(),
-        listening.getPort(), lanAddresses());
+    // while open, the credentials in force (--proxy-auth may have set others than the saved ones)
+    boolean inForce = open && auth != null;
+    return new RemoteAccess(open, open ? auth != null : f.requireAuth(), inForce ? auth.username() : f.username(),
+        inForce ? auth.password() : f.password(), listening.getPort(), lanAddresses());
   }
 
   @Override
@@ -217,14 +194,36 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
       } catch (IOException e) {
         throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage(), e);
       }
-      try {
-        RunningFile.of(now.address(), auth).publish(confdir);
-      } catch (IOException ignored) {
-        // loupe env falls back to the settings
-      }
-      listeningChanged.accept(now.address());
+      String text = listeningText(now.address(), now.config().proxyAuth());
+      listening.forEach(l -> l.accept(text));
     }
     return remoteAccess();
+  }
+
+  @Override
+  public void onListening(Consumer<String> listener) {
+    listening.add(listener);
+  }
+
+  /**
+   * Where a proxy listening on {@code listening} with {@code auth} can be reached, for the status
+   * bar: the address itself on loopback; on a wildcard address, this machine's LAN addresses (see
+   * {@link #lanAddresses()}) with the port; off loopback, whether clients must log in.
+   */
+  public static String listeningText(InetSocketAddress listening, ProxyAuth auth) {
+    return listeningText(listening, auth, listening.getAddress().isAnyLocalAddress() ? lanAddresses() : List.of());
+  }
+
+  static String listeningText(InetSocketAddress listening, ProxyAuth auth, List<String> lan) {
+    if (listening.getAddress().isLoopbackAddress()) {
+      return ListenAddress.format(listening);
+    }
+    String where = !listening.getAddress().isAnyLocalAddress() || lan.isEmpty() ? ListenAddress.format(listening)
+        : String.join(", ", lan.stream()
+            .map(a -> (a.indexOf(':') >= 0 ? "[" + a + "]" : a) + ":" + listening.getPort()).toList());
+    String login = auth == null ? "NO login: anyone on the network can use it"
+        : auth.loopbackExempt() ? "login required" : "login required, on this machine too";
+    return where + " (remote access, " + login + ")";
   }
 
   @Override
@@ -265,7 +264,7 @@ public final class ConnectService implements ConnectPort, AutoCloseable {
   @Override
   public void close() {
     for (Launch l : launches) {
-      l.browser.close();
+      l.browser().close();
     }
   }
 }

@@ -3,9 +3,9 @@ package dev.loupe.app.connect;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loupe.engine.util.AtomicFiles;
 import dev.loupe.engine.api.ListenAddress;
 import dev.loupe.engine.api.ProxyAuth;
+import dev.loupe.engine.api.util.AtomicFiles;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,19 +19,32 @@ import java.nio.file.Path;
  * when local clients must authenticate). Written at start, removed at exit; a file whose process is
  * gone (after a crash) is ignored.
  *
- * @param pid      the Loupe process
- * @param proxy    the proxy's address for local clients (a wildcard listen address becomes loopback)
- * @param username set when local clients must authenticate, else null
- * @param password its password, or null
+ * <p>It also says where {@code loupe browser} asks for a listener of its own, so the browser's
+ * flows are tagged with its name ({@link LaunchRequests}); a file written by a Loupe without it has
+ * {@code launchPort} 0.
+ *
+ * @param pid         the Loupe process
+ * @param proxy       the proxy's address for local clients (a wildcard listen address becomes loopback)
+ * @param username    set when local clients must authenticate, else null
+ * @param password    its password, or null
+ * @param launchPort  the loopback port of its {@link LaunchRequests}, or 0 for none
+ * @param launchToken the token those requests carry, or null
  */
-public record RunningFile(long pid, InetSocketAddress proxy, String username, String password) {
+public record RunningFile(long pid, InetSocketAddress proxy, String username, String password, int launchPort,
+    String launchToken) {
   public static final String FILE_NAME = "running.json";
 
-  /** The record for this process listening on {@code listening} with {@code auth}. */
-  public static RunningFile of(InetSocketAddress listening, ProxyAuth auth) {
+  /** The record for this process listening on {@code listening} with {@code auth}; {@code launch} may be null. */
+  public static RunningFile of(InetSocketAddress listening, ProxyAuth auth, LaunchRequests launch) {
     boolean localAuth = auth != null && !auth.loopbackExempt();
     return new RunningFile(ProcessHandle.current().pid(), local(listening), localAuth ? auth.username() : null,
-        localAuth ? auth.password() : null);
+        localAuth ? auth.password() : null, launch == null ? 0 : launch.port(), launch == null ? null : launch.token());
+  }
+
+  /** Where its launch requests go, or null when it serves none. */
+  public InetSocketAddress launchAddress() {
+    return launchPort <= 0 || launchToken == null ? null
+        : new InetSocketAddress(InetAddress.getLoopbackAddress(), launchPort);
   }
 
   /** {@code 0.0.0.0:P} / {@code [::]:P} become {@code 127.0.0.1:P}: what a client on this machine connects to. */
@@ -39,12 +52,15 @@ public record RunningFile(long pid, InetSocketAddress proxy, String username, St
     return a.getAddress().isAnyLocalAddress() ? new InetSocketAddress(InetAddress.getLoopbackAddress(), a.getPort()) : a;
   }
 
-  /** Writes it and removes it when this JVM exits. */
+  /** Writes it (owner-only); {@link #withdraw} removes it. */
   public Path publish(Path confdir) throws IOException {
     ObjectNode n = new ObjectMapper().createObjectNode();
     n.put("pid", pid).put("proxy", ListenAddress.format(proxy));
     if (username != null) {
       n.put("username", username).put("password", password);
+    }
+    if (launchPort > 0) {
+      n.put("launchPort", launchPort).put("launchToken", launchToken);
     }
     Path f = confdir.resolve(FILE_NAME);
     AtomicFiles.write(f, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(n));
@@ -77,7 +93,8 @@ public record RunningFile(long pid, InetSocketAddress proxy, String username, St
       }
       return new RunningFile(pid, ListenAddress.parse(n.path("proxy").asText()),
           n.hasNonNull("username") ? n.get("username").asText() : null,
-          n.hasNonNull("password") ? n.get("password").asText() : null);
+          n.hasNonNull("password") ? n.get("password").asText() : null, n.path("launchPort").asInt(0),
+          n.hasNonNull("launchToken") ? n.get("launchToken").asText() : null);
     } catch (IOException | IllegalArgumentException e) {
       return null;
     }

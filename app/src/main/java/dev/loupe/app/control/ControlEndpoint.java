@@ -2,7 +2,7 @@ package dev.loupe.app.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loupe.engine.util.AtomicFiles;
+import dev.loupe.engine.api.util.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

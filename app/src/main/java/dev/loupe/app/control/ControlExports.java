@@ -1,11 +1,11 @@
 package dev.loupe.app.control;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loupe.engine.api.intercept.ContentCoding;
 import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.har.HarWriter;
-import dev.loupe.engine.intercept.ContentCoding;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

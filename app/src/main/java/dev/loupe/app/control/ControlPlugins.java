@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loupe.app.plugins.PluginLoader;
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
 import dev.loupe.spi.ContentView;
 import java.util.List;
 

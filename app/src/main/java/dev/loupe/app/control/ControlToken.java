@@ -1,6 +1,6 @@
 package dev.loupe.app.control;
 
-import dev.loupe.engine.util.AtomicFiles;
+import dev.loupe.engine.api.util.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package dev.loupe.app.control;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Rule;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Rule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +29,7 @@ public final class RulesFile {
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
     }
-    try (InterceptService scratch = new InterceptService()) { // validates exactly as the real list will
+    try (InterceptService scratch = InterceptService.create()) { // validates exactly as the real list will
       ArrayNode entries = ControlJson.requireArrayOfObjects(ControlJson.parseText(json), "the file");
       List<Rule> rules = scratch.rules().parseJson(ControlJson.enabledByDefault(entries).toString());
       scratch.rules().replace(rules);

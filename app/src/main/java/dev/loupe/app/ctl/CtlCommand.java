@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loupe.app.control.ControlChannel;
 import dev.loupe.app.control.ControlToken;
 import dev.loupe.ca.ConfigDirectory;
-import dev.loupe.engine.util.AtomicFiles;
+import dev.loupe.engine.api.util.AtomicFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,11 +19,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code loupe ctl}: a command-line client for a running Loupe's control API — flows, bodies, HAR,

@@ -1,8 +1,8 @@
 package dev.loupe.app.plugins;
 
-import dev.loupe.engine.intercept.Plugins;
-import dev.loupe.engine.intercept.Plugins.PluginHandle;
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins.PluginHandle;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import java.io.IOException;

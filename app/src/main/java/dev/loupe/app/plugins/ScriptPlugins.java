@@ -1,6 +1,6 @@
 package dev.loupe.app.plugins;
 
-import dev.loupe.engine.intercept.Plugins.PluginHandle;
+import dev.loupe.engine.api.plugin.Plugins.PluginHandle;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import java.io.IOException;

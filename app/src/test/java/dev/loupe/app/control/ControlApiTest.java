@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class ControlApiTest {
   @TempDir Path tmp;
-  FlowStore store;
+  RecordingStore store;
   InterceptService intercept;
   ControlServer server;
   ControlClient api;
@@ -45,8 +45,8 @@ class ControlApiTest {
 
   @BeforeEach
   void start() throws Exception {
-    store = new FlowStore();
-    intercept = new InterceptService();
+    store = new RecordingStore();
+    intercept = InterceptService.create();
     Replayer none = (request, protocol, replayOf) -> {
       throw new UnsupportedOperationException("no proxy in this test");
     };
@@ -196,9 +196,9 @@ class ControlApiTest {
 
   @Test
   void flowsListFiltersAndPagesAndShowsBodies() {
-    Flow a = flow("GET", "/a", 200, "hello".getBytes(StandardCharsets.UTF_8));
-    Flow b = flow("POST", "/b", 404, new byte[] {(byte) 0xff, 0, 1});
-    Flow c = flow("GET", "/c", 500, new byte[0]);
+    RecordedFlow a = flow("GET", "/a", 200, "hello".getBytes(StandardCharsets.UTF_8));
+    RecordedFlow b = flow("POST", "/b", 404, new byte[] {(byte) 0xff, 0, 1});
+    RecordedFlow c = flow("GET", "/c", 500, new byte[0]);
     assertThat(ids(api.get("/flows").json())).containsExactly("" + a.id(), "" + b.id(), "" + c.id());
     assertThat(ids(api.get("/flows?since=" + a.id()).json())).containsExactly("" + b.id(), "" + c.id());
     assertThat(ids(api.get("/flows?limit=1&since=" + a.id()).json())).containsExactly("" + b.id());
@@ -246,8 +246,8 @@ class ControlApiTest {
     assertThatThrownBy(() -> ControlToken.read(tmp.resolve("missing"))).hasMessageContaining("cannot read");
   }
 
-  private Flow flow(String method, String path, int status, byte[] responseBody) {
-    Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+  private RecordedFlow flow(String method, String path, int status, byte[] responseBody) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.request(new RequestHead(method, "http", "origin.test", 80, path, "HTTP/1.1",
         Headers.of("Host", "origin.test", "Accept", "*/*")));
     f.requestBody().complete();

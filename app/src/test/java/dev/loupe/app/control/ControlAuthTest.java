@@ -2,9 +2,10 @@ package dev.loupe.app.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -51,8 +52,8 @@ class ControlAuthTest {
 
   @BeforeEach
   void start() throws Exception {
-    store = new FlowStore();
-    intercept = new InterceptService();
+    store = new RecordingStore();
+    intercept = InterceptService.create();
     Replayer counting = (request, protocol, replayOf) -> {
       replays.incrementAndGet();
       throw new UnsupportedOperationException("no proxy in this test");

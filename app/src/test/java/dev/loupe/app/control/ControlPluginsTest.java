@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.loupe.app.plugins.PluginLoader;
 import dev.loupe.app.plugins.PluginOptions;
-import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ class ControlPluginsTest {
   void start() throws Exception {
     Files.createDirectories(confdir.resolve("scripts"));
     Files.writeString(confdir.resolve("scripts/Counter.java"), SCRIPT.replace("VERSION", "1"));
-    intercept = new InterceptService(confdir.resolve("plugin-data"));
+    intercept = InterceptService.create(confdir.resolve("plugin-data"));
     PluginOptions options = new PluginOptions();
     new CommandLine(options).parseArgs("--plugin-timeout", "2.5");
     loader = PluginLoader.create(intercept.plugins(), confdir, options, System.out, System.err);
@@ -55,7 +55,7 @@ class ControlPluginsTest {
     };
     String token = ControlToken.generate();
     server = ControlServer.start(new InetSocketAddress("127.0.0.1", 0), token,
-        new ControlApi(new FlowStore(), intercept, none, () -> "127.0.0.1:1", new ControlApi.About(null, null), loader));
+        new ControlApi(new RecordingStore(), intercept, none, () -> "127.0.0.1:1", new ControlApi.About(null, null), loader));
     api = new ControlClient("127.0.0.1:" + server.address().getPort(), token);
   }
 

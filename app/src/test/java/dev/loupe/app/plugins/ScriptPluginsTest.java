@@ -2,8 +2,8 @@ package dev.loupe.app.plugins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
-import dev.loupe.engine.intercept.PluginHost;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
+import dev.loupe.engine.internal.intercept.PluginHost;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

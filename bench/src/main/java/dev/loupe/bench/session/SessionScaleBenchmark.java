@@ -1,18 +1,20 @@
 package dev.loupe.bench.session;
 
+import dev.loupe.engine.api.session.DiffSummary;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.DiffSummary;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.SessionDiff;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
+import dev.loupe.engine.internal.session.SessionFile;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
@@ -146,8 +148,8 @@ public final class SessionScaleBenchmark {
   /** Records {@code n} flows into a new session {@code file}; {@code variant}: every 1,000th answered 599. */
   private static void ingest(Path file, Path dir, int n, boolean variant, Peak peak) throws Exception {
     long t0 = System.nanoTime();
-    FlowStore store = new FlowStore();
-    try (Session s = Session.open(file, dir)) {
+    RecordingStore store = new RecordingStore();
+    try (SessionFile s = SessionFile.open(file, dir)) { // the engine's own: its writer statistics
       s.record(store, p -> System.out.println("PROBLEM: " + p));
       CapturePolicy capture = CapturePolicy.defaults();
       for (int i = 0; i < n; i++) {
@@ -180,8 +182,8 @@ public final class SessionScaleBenchmark {
   }
 
   /** One flow shaped like small proxied API traffic. */
-  private static void record(FlowStore store, CapturePolicy capture, int i, boolean variant) {
-    Flow f = new Flow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
+  private static void record(RecordingStore store, CapturePolicy capture, int i, boolean variant) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
     boolean post = i % 7 == 0;
     String host = "host" + (i % 50) + ".example.com";
     f.clientProtocol(i % 3 == 0 ? "HTTP/2" : "HTTP/1.1");

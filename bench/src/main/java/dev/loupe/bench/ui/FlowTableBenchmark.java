@@ -1,11 +1,12 @@
 package dev.loupe.bench.ui;
 
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.flows.FlowListViewModel;
 import dev.loupe.ui.flows.FlowRow;
 import dev.loupe.ui.flows.FlowTableView;
@@ -47,7 +48,7 @@ public final class FlowTableBenchmark {
     Platform.startup(started::countDown);
     started.await();
 
-    FlowStore store = new FlowStore(Long.MAX_VALUE);
+    RecordingStore store = new RecordingStore(Long.MAX_VALUE);
     CompletableFuture<Object[]> ui = new CompletableFuture<>();
     Platform.runLater(() -> {
       // UI-thread time of what the view model posts (batches, filter answers) is added up
@@ -184,8 +185,8 @@ public final class FlowTableBenchmark {
     System.exit(0);
   }
 
-  private static void record(FlowStore store, CapturePolicy capture, int i) {
-    Flow f = new Flow(store.nextId(), Instant.now(), capture);
+  private static void record(RecordingStore store, CapturePolicy capture, int i) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), capture);
     f.clientProtocol(i % 3 == 0 ? "HTTP/2" : "HTTP/1.1");
     f.serverProtocol("HTTP/1.1");
     f.request(new RequestHead(i % 5 == 0 ? "POST" : "GET", "https", "host-" + (i % 50) + ".example", 443,

@@ -1,10 +1,10 @@
 package dev.loupe.engine.api;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletionStage;

@@ -1,12 +1,12 @@
 package dev.loupe.engine.api;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.ClientLabels;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Plugins;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -97,7 +97,7 @@ public final class ProxyEngine implements AutoCloseable {
 
   /** Binds the listener and starts serving. Throws if the address cannot be bound. */
   public static ProxyEngine start(EngineConfig config, FlowStore store) throws IOException {
-    return new ProxyEngine(config, store, new InterceptService());
+    return new ProxyEngine(config, store, InterceptService.create());
   }
 
   /**

@@ -2,143 +2,92 @@ package dev.loupe.engine.flow;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What Loupe records about one exchange (or one tunnel): heads, bodies, timings, connection and
  * TLS details, WebSocket messages, the tier, and an error when it failed.
  *
+ * <p>This is the read-only view the UI, the control API and plugins get: it has no method that
+ * changes the flow. The engine records through its own implementation (an internal recorder); a
+ * flow read back from a session or a HAR is built the same way.
+ *
  * <h3>Threads</h3>
- * The engine writes a flow from the event loop that owns the exchange; the setters are for the
- * engine. Any thread may read: fields are volatile or thread-safe collections, and every write is
- * followed by a {@link FlowStore} event, so a listener reading a flow after an event sees at least
- * that event's state.
+ * The engine writes a flow from the event loop that owns the exchange. Any thread may read: every
+ * write is followed by a {@link FlowStore} event, so a listener reading a flow after an event sees
+ * at least that event's state.
  */
-public final class Flow {
-  private final long id;
-  private final Instant startedAt;
-  private final Timings timings = new Timings();
-  private volatile Body requestBody;
-  private volatile Body responseBody;
-  private final List<ResponseHead> informational = new CopyOnWriteArrayList<>();
-  private final List<WebSocketMessage> webSocketMessages = new CopyOnWriteArrayList<>();
-
-  private volatile FlowState state = FlowState.IN_FLIGHT;
-  private volatile FlowTier tier = FlowTier.RELAY;
-  private volatile String clientProtocol;
-  private volatile String serverProtocol;
-  private volatile ConnectionInfo clientConnection;
-  private volatile ConnectionInfo serverConnection;
-  private volatile RequestHead request;
-  private volatile ResponseHead response;
-  private volatile Headers requestTrailers = Headers.EMPTY;
-  private volatile Headers responseTrailers = Headers.EMPTY;
-  private volatile FlowError error;
-  private volatile boolean webSocket;
-  private volatile int webSocketCloseCode = -1;
-  private volatile String webSocketCloseReason;
-  private volatile long tunnelBytesClientToServer;
-  private volatile long tunnelBytesServerToClient;
-  private volatile int clientStreamId = -1;
-  private volatile int serverStreamId = -1;
-  private volatile String clientQuicConnectionId;
-  private volatile String serverQuicConnectionId;
-  private volatile String http3Status;
-  private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
-  private final List<String> notes = new CopyOnWriteArrayList<>();
-  private volatile RequestHead originalRequest;
-  private volatile Body originalRequestBody;
-  private volatile ResponseHead originalResponse;
-  private volatile Body originalResponseBody;
-  private volatile Paused paused;
-  private volatile long replayOf = -1;
-  private volatile String client;
-
+public interface Flow {
   /** Where a flow waits at a breakpoint (see {@link #paused()}). */
-  public enum Paused { REQUEST, RESPONSE }
-
-  public Flow(long id, Instant startedAt, CapturePolicy capture) {
-    this(id, startedAt, capture, capture);
-  }
-
-  /**
-   * A flow whose request and response bodies are captured under policies of their own (a flow read
-   * back from a session: each body comes back with exactly the bytes that were kept of it).
-   */
-  public Flow(long id, Instant startedAt, CapturePolicy requestCapture, CapturePolicy responseCapture) {
-    this.id = id;
-    this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
-    this.requestBody = new Body(requestCapture);
-    this.responseBody = new Body(responseCapture);
-  }
+  enum Paused { REQUEST, RESPONSE }
 
   /** Unique within this Loupe process, increasing in order of arrival. */
-  public long id() { return id; }
+  long id();
 
   /** Wall-clock time the request (or CONNECT) arrived. */
-  public Instant startedAt() { return startedAt; }
+  Instant startedAt();
 
-  public Timings timings() { return timings; }
+  Timings timings();
 
-  public Body requestBody() { return requestBody; }
+  Body requestBody();
 
-  public Body responseBody() { return responseBody; }
+  Body responseBody();
 
   /** 1xx responses relayed before the final response, in order. */
-  public List<ResponseHead> informationalResponses() { return informational; }
+  List<ResponseHead> informationalResponses();
 
-  public List<WebSocketMessage> webSocketMessages() { return webSocketMessages; }
+  List<WebSocketMessage> webSocketMessages();
 
-  public FlowState state() { return state; }
+  FlowState state();
 
-  public FlowTier tier() { return tier; }
+  FlowTier tier();
 
   /** e.g. {@code HTTP/1.1}; for a tunnel, what the client spoke if known. */
-  public String clientProtocol() { return clientProtocol; }
+  String clientProtocol();
 
   /** e.g. {@code HTTP/1.1}, or null when no upstream exchange happened. */
-  public String serverProtocol() { return serverProtocol; }
+  String serverProtocol();
 
-  public ConnectionInfo clientConnection() { return clientConnection; }
+  ConnectionInfo clientConnection();
 
-  public ConnectionInfo serverConnection() { return serverConnection; }
+  ConnectionInfo serverConnection();
 
-  public RequestHead request() { return request; }
+  RequestHead request();
 
   /** The final response head, or null. */
-  public ResponseHead response() { return response; }
+  ResponseHead response();
 
-  public Headers requestTrailers() { return requestTrailers; }
+  Headers requestTrailers();
 
-  public Headers responseTrailers() { return responseTrailers; }
+  Headers responseTrailers();
 
-  public FlowError error() { return error; }
+  FlowError error();
 
-  public boolean isWebSocket() { return webSocket; }
+  boolean isWebSocket();
 
   /** Close code from the first close frame seen, or -1. */
-  public int webSocketCloseCode() { return webSocketCloseCode; }
+  int webSocketCloseCode();
 
-  public String webSocketCloseReason() { return webSocketCloseReason; }
+  String webSocketCloseReason();
 
-  public long tunnelBytesClientToServer() { return tunnelBytesClientToServer; }
+  long tunnelBytesClientToServer();
 
-  public long tunnelBytesServerToClient() { return tunnelBytesServerToClient; }
+  long tunnelBytesServerToClient();
 
-  public boolean isTunnel() { return tier == FlowTier.TUNNEL; }
+  default boolean isTunnel() {
+    return tier() == FlowTier.TUNNEL;
+  }
 
   /** HTTP/2 (or HTTP/3) stream id on the client leg, or -1 for HTTP/1.x. */
-  public int clientStreamId() { return clientStreamId; }
+  int clientStreamId();
 
   /** HTTP/2 (or HTTP/3) stream id on the server leg, or -1 for HTTP/1.x. */
-  public int serverStreamId() { return serverStreamId; }
+  int serverStreamId();
 
   /** HTTP/3 client leg: Loupe's QUIC connection id for that connection (hex), or null. */
-  public String clientQuicConnectionId() { return clientQuicConnectionId; }
+  String clientQuicConnectionId();
 
   /** Loupe's QUIC connection id towards the origin (hex) when the server leg spoke HTTP/3, else null. */
-  public String serverQuicConnectionId() { return serverQuicConnectionId; }
+  String serverQuicConnectionId();
 
   /**
    * Why the server leg did or did not use HTTP/3 (https origins), e.g. {@code Alt-Svc h3=":443"},
@@ -146,169 +95,42 @@ public final class Flow {
    * {@code forced off (--upstream-protocol h2)}, {@code forced (--upstream-protocol h3)}; null when
    * not considered (cleartext origins, tunnels).
    */
-  public String http3Status() { return http3Status; }
+  String http3Status();
 
   /**
    * What changed this flow, in order: {@code rule "name"} for each rule that applied,
    * {@code breakpoint (request): edited} and the like for user edits. Empty for untouched flows.
+   * Read-only.
    */
-  public List<String> modifiedBy() { return modifiedBy; }
-  /** Problems met along the way that did not fail the flow (a plugin hook that threw or hung). */
-  public List<String> notes() { return notes; }
+  List<String> modifiedBy();
+
+  /** Problems met along the way that did not fail the flow (a plugin hook that threw or hung). Read-only. */
+  List<String> notes();
 
   /** The request as the client sent it, when a rule or breakpoint changed it; else null ({@link #request()} is both). */
-  public RequestHead originalRequest() { return originalRequest; }
+  RequestHead originalRequest();
 
   /** The request body as the client sent it, when it was changed; else null. */
-  public Body originalRequestBody() { return originalRequestBody; }
+  Body originalRequestBody();
 
   /** The response as the origin sent it, when a rule or breakpoint changed it; else null. */
-  public ResponseHead originalResponse() { return originalResponse; }
+  ResponseHead originalResponse();
 
   /** The response body as the origin sent it, when it was changed; else null. */
-  public Body originalResponseBody() { return originalResponseBody; }
+  Body originalResponseBody();
 
   /** Where the flow waits at a breakpoint right now, or null when it is not paused. */
-  public Paused paused() { return paused; }
+  Paused paused();
 
   /** The id of the flow this one replays, or -1. */
-  public long replayOf() { return replayOf; }
+  long replayOf();
 
   /**
    * Which client Loupe launched sent this flow (a browser or terminal started from Loupe, e.g.
    * {@code Chromium}), or null for any other client. Set once, before the flow is published.
    */
-  public String client() { return client; }
-
-  // ---- engine side -------------------------------------------------------------------------
-
-  public void tier(FlowTier t) { tier = Objects.requireNonNull(t, "tier"); }
-
-  public void clientProtocol(String p) { clientProtocol = p; }
-
-  public void serverProtocol(String p) { serverProtocol = p; }
-
-  public void clientStreamId(int id) { clientStreamId = id; }
-
-  public void serverStreamId(int id) { serverStreamId = id; }
-
-  public void clientQuicConnectionId(String id) { clientQuicConnectionId = id; }
-
-  public void serverQuicConnectionId(String id) { serverQuicConnectionId = id; }
-
-  public void http3Status(String s) { http3Status = s; }
-
-  /** Records the client connection; a flow arriving at a launched client's listener takes its label. */
-  public void clientConnection(ConnectionInfo c) {
-    clientConnection = c;
-    if (client == null && c != null) {
-      client = ClientLabels.of(c.localAddress());
-    }
-  }
-
-  public void serverConnection(ConnectionInfo c) { serverConnection = c; }
-
-  public void request(RequestHead r) { request = r; }
-
-  public void modifiedBy(String what) { modifiedBy.add(Objects.requireNonNull(what, "what")); }
-  public void note(String what) { notes.add(Objects.requireNonNull(what, "what")); }
-
-  public void paused(Paused p) { paused = p; }
-
-  public void replayOf(long id) { replayOf = id; }
-
-  public void client(String label) { client = label; }
-
-  /**
-   * Records that the request sent upstream differs from what the client sent: the first call keeps
-   * the client's head and body as the original; {@link #request()} and {@link #requestBody()} then
-   * hold what was sent.
-   */
-  public void requestModified(RequestHead sent, Body sentBody) {
-    if (originalRequest == null) {
-      originalRequest = request;
-      originalRequestBody = requestBody;
-    }
-    request = Objects.requireNonNull(sent, "sent");
-    requestBody = Objects.requireNonNull(sentBody, "sentBody");
-  }
-
-  /** Like {@link #requestModified} for the response: {@link #response()} becomes what the client got. */
-  public void responseModified(ResponseHead delivered, Body deliveredBody) {
-    if (originalResponse == null && response != null) {
-      originalResponse = response;
-      originalResponseBody = responseBody;
-    }
-    response = Objects.requireNonNull(delivered, "delivered");
-    responseBody = Objects.requireNonNull(deliveredBody, "deliveredBody");
-  }
-
-  /** Records a response head: 1xx (except 101, which ends the HTTP exchange) are informational. */
-  public void response(ResponseHead r) {
-    if (r.informational() && r.status() != 101) {
-      informational.add(r);
-    } else {
-      response = r;
-    }
-  }
-
-  public void requestTrailers(Headers h) { requestTrailers = Objects.requireNonNull(h, "trailers"); }
-
-  public void responseTrailers(Headers h) { responseTrailers = Objects.requireNonNull(h, "trailers"); }
-
-  public void webSocket(boolean ws) { webSocket = ws; }
-
-  public void addWebSocketMessage(WebSocketMessage m) { webSocketMessages.add(m); }
-
-  public void webSocketClosed(int code, String reason) {
-    if (webSocketCloseCode < 0) {
-      webSocketCloseCode = code;
-      webSocketCloseReason = reason;
-    }
-  }
-
-  public void addTunnelBytes(long clientToServer, long serverToClient) {
-    tunnelBytesClientToServer += clientToServer;
-    tunnelBytesServerToClient += serverToClient;
-  }
-
-  /** Ends the flow normally. No-op if it already ended. */
-  public void complete() {
-    if (state == FlowState.IN_FLIGHT) {
-      requestBody.complete();
-      responseBody.complete();
-      state = FlowState.COMPLETE;
-    }
-  }
-
-  /** Ends the flow with an error. The first error wins. */
-  public void fail(FlowError e) {
-    if (state == FlowState.IN_FLIGHT) {
-      error = Objects.requireNonNull(e, "error");
-      timings.failedAt(System.nanoTime()); // its duration is up to the failure, not up to whenever it is read
-      requestBody.complete();
-      responseBody.complete();
-      state = FlowState.FAILED;
-    }
-  }
+  String client();
 
   /** Heap bytes held by this flow's captured bodies and messages (approximate). */
-  public long memoryFootprint() {
-    long n = requestBody.memoryFootprint() + responseBody.memoryFootprint();
-    Body oq = originalRequestBody;
-    Body os = originalResponseBody;
-    n += (oq == null ? 0 : oq.memoryFootprint()) + (os == null ? 0 : os.memoryFootprint());
-    for (WebSocketMessage m : webSocketMessages) {
-      n += m.payload().length + 64;
-    }
-    return n + 512;
-  }
-
-  @Override
-  public String toString() {
-    RequestHead r = request;
-    ResponseHead s = response;
-    return "Flow#" + id + " " + (r == null ? "?" : r.method() + " " + r.url())
-        + " -> " + (s == null ? (error == null ? "..." : error.toString()) : String.valueOf(s.status()));
-  }
+  long memoryFootprint();
 }

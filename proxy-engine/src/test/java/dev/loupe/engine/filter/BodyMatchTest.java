@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -96,7 +97,7 @@ class BodyMatchTest {
 
   @Test
   void spilledBodiesAreReadFromDisk() {
-    Flow spilled = FlowBuilder.empty(new CapturePolicy(8, true, spillDir))
+    RecordedFlow spilled = FlowBuilder.empty(new CapturePolicy(8, true, spillDir))
         .request("GET", "https", "a.example", 443, "/")
         .response(200)
         .responseBody(JSON)

@@ -8,6 +8,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -17,10 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FlowBuilder {
   private static final AtomicLong IDS = new AtomicLong();
 
-  private final Flow flow;
+  private final RecordedFlow flow;
 
   private FlowBuilder(CapturePolicy capture) {
-    flow = new Flow(IDS.incrementAndGet(), Instant.parse("2026-01-02T03:04:05Z"), capture);
+    flow = new RecordedFlow(IDS.incrementAndGet(), Instant.parse("2026-01-02T03:04:05Z"), capture);
   }
 
   /** A flow with no request yet. */
@@ -99,13 +100,13 @@ final class FlowBuilder {
     return this;
   }
 
-  Flow complete() {
+  RecordedFlow complete() {
     flow.complete();
     return flow;
   }
 
   /** The flow as it is, possibly still in flight. */
-  Flow build() {
+  RecordedFlow build() {
     return flow;
   }
 }

@@ -1,260 +1,28 @@
 package dev.loupe.engine.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-@Timeout(60)
+/** {@link Body#of}: the read-only complete body that drafts, edits and the composer make. */
 class BodyTest {
-  @TempDir Path spillDir;
-
   @Test
-  void underTheCapEverythingStaysInMemory() throws IOException {
-    Body body = new Body(new CapturePolicy(16, true, spillDir));
-    byte[] data = bytes(10, 1);
-    append(body, data, 3);
-    body.complete();
-    assertThat(body.spilled()).isFalse();
-    assertThat(body.truncated()).isFalse();
-    assertThat(body.size()).isEqualTo(10);
-    assertThat(body.capturedSize()).isEqualTo(10);
-    assertThat(body.bytes()).isEqualTo(data);
-    assertThat(body.memoryFootprint()).isBetween(10L, 16L);
-    assertThat(spillFiles()).isEmpty();
-  }
-
-  @Test
-  void overTheCapTheRestSpillsToAFile() throws IOException {
-    Body body = new Body(new CapturePolicy(8, true, spillDir));
-    byte[] data = bytes(20, 2);
-    append(body, data, 7);
-    body.complete();
-    assertThat(body.spilled()).isTrue();
-    assertThat(body.truncated()).isFalse();
-    assertThat(body.size()).isEqualTo(20);
-    assertThat(body.capturedSize()).isEqualTo(20);
-    assertThat(body.memoryFootprint()).isLessThanOrEqualTo(8);
-    assertThat(body.bytes()).isEqualTo(data);
-    assertThat(readAll(body)).isEqualTo(data);
-    assertThat(spillFiles()).hasSize(1);
-  }
-
-  @Test
-  void withSpillingOffTheRestIsCountedAndTheBodyTruncated() throws IOException {
-    Body body = new Body(new CapturePolicy(8, false, spillDir));
-    byte[] data = bytes(20, 3);
-    append(body, data, 5);
-    body.complete();
-    assertThat(body.truncated()).isTrue();
-    assertThat(body.size()).isEqualTo(20);
-    assertThat(body.capturedSize()).isEqualTo(8);
-    assertThat(body.bytes()).isEqualTo(java.util.Arrays.copyOf(data, 8));
-    assertThat(readAll(body)).isEqualTo(java.util.Arrays.copyOf(data, 8));
-    assertThat(body.spilled()).isFalse();
-    assertThat(spillFiles()).isEmpty();
-  }
-
-  @Test
-  void afterASpillFailureLaterBytesAreOnlyCounted() throws IOException {
-    Path notADirectory = Files.writeString(spillDir.resolve("file"), "x");
-    Body body = new Body(new CapturePolicy(4, true, notADirectory));
-    byte[] data = bytes(12, 4);
-    append(body, data, 4);
-    body.complete();
-    assertThat(body.truncated()).isTrue();
-    assertThat(body.size()).isEqualTo(12);
-    // what is kept is an exact prefix, never a prefix with a hole in it
-    assertThat(body.bytes()).isEqualTo(java.util.Arrays.copyOf(data, (int) body.capturedSize()));
-    assertThat(body.capturedSize()).isEqualTo(4);
-  }
-
-  @Test
-  void appendLeavesTheSourcePositionAlone() {
-    Body body = new Body(new CapturePolicy(4, true, spillDir));
-    ByteBuffer src = ByteBuffer.wrap(bytes(10, 5));
-    src.position(2);
-    body.append(src);
-    assertThat(src.position()).isEqualTo(2);
-    assertThat(body.size()).isEqualTo(8);
-  }
-
-  @Test
-  void spillToDiskKeepsEveryByteAndFreesTheHeap() throws IOException {
-    Body body = new Body(new CapturePolicy(64, true, spillDir));
-    byte[] data = bytes(40, 6);
-    append(body, data, 40);
-    body.complete();
-    long footprint = body.memoryFootprint();
-    assertThat(body.spillToDisk()).isEqualTo(footprint).isPositive();
-    assertThat(body.memoryFootprint()).isZero();
-    assertThat(body.spilled()).isTrue();
-    assertThat(body.bytes()).isEqualTo(data);
-    assertThat(readAll(body)).isEqualTo(data);
-    assertThat(body.spillToDisk()).as("nothing left to move").isZero();
-  }
-
-  @Test
-  void spillToDiskOfAPartlySpilledBodyJoinsBothPartsIntoOneFile() throws IOException {
-    Body body = new Body(new CapturePolicy(1024, true, spillDir));
-    byte[] data = bytes(5 * 1024 * 1024 + 17, 7);
-    append(body, data, 64 * 1024);
-    body.complete();
-    assertThat(spillFiles()).hasSize(1);
-    assertThat(body.spillToDisk()).isEqualTo(1024);
-    assertThat(spillFiles()).as("the old spill file is deleted").hasSize(1);
-    assertThat(body.capturedSize()).isEqualTo(data.length);
-    assertThat(body.bytes()).isEqualTo(data);
-    assertThat(readAll(body)).isEqualTo(data);
-  }
-
-  @Test
-  void appendsAfterSpillToDiskGoOnInTheFile() throws IOException {
-    Body body = new Body(new CapturePolicy(1024, true, spillDir));
-    byte[] data = bytes(3000, 8);
-    body.append(ByteBuffer.wrap(data, 0, 500));
-    body.spillToDisk(); // the store only does this to completed flows, but it must not lose bytes
-    body.append(ByteBuffer.wrap(data, 500, 2500));
-    body.complete();
-    assertThat(body.bytes()).isEqualTo(data);
-  }
-
-  @Test
-  void openStreamReadsTheSameBytesAsBytesEvenOneByteAtATime() throws IOException {
-    Body body = new Body(new CapturePolicy(10, true, spillDir));
-    byte[] data = bytes(1000, 9);
-    append(body, data, 33);
-    body.complete();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (InputStream in = body.openStream()) {
-      int b;
-      while ((b = in.read()) >= 0) {
-        out.write(b);
-      }
-    }
-    assertThat(out.toByteArray()).isEqualTo(body.bytes()).isEqualTo(data);
-  }
-
-  @Test
-  void releaseDeletesTheSpillFile() throws IOException {
-    Body body = new Body(new CapturePolicy(8, true, spillDir));
-    byte[] data = bytes(100, 10);
-    append(body, data, 100);
-    body.complete();
-    assertThat(spillFiles()).hasSize(1);
-    body.release();
-    assertThat(spillFiles()).isEmpty();
-    assertThat(body.spilled()).isFalse();
-    assertThat(body.bytes()).isEqualTo(java.util.Arrays.copyOf(data, 8));
-    body.release(); // twice is fine
-  }
-
-  @Test
-  void completedSpilledBodiesHoldNoFileDescriptors() throws IOException {
-    Path fds = Path.of("/proc/self/fd");
-    assumeTrue(Files.isDirectory(fds), "needs /proc/self/fd");
-    long before = count(fds);
-    List<Body> bodies = new ArrayList<>();
-    for (int i = 0; i < 300; i++) {
-      Body body = new Body(new CapturePolicy(4, true, spillDir));
-      body.append(ByteBuffer.wrap(bytes(64, i)));
-      body.complete();
-      bodies.add(body);
-    }
-    for (int i = 0; i < 300; i++) {
-      Body body = new Body(new CapturePolicy(64, true, spillDir));
-      body.append(ByteBuffer.wrap(bytes(64, i)));
-      body.complete();
-      body.spillToDisk();
-      bodies.add(body);
-    }
-    assertThat(count(fds) - before).isLessThan(50);
-    assertThat(bodies).allMatch(Body::spilled);
-    assertThat(bodies.get(0).bytes()).isEqualTo(bytes(64, 0));
-    bodies.forEach(Body::release);
-    assertThat(spillFiles()).isEmpty();
-  }
-
-  @Test
-  void ofMakesACompleteBody() {
-    byte[] data = bytes(5, 11);
+  void ofMakesACompleteBodyOfACopy() throws IOException {
+    byte[] data = {1, 2, 3, 4, 5};
     Body body = Body.of(data);
+    data[0] = 42; // the caller's array is not the body's
     assertThat(body.isComplete()).isTrue();
-    assertThat(body.bytes()).isEqualTo(data);
+    assertThat(body.truncated()).isFalse();
+    assertThat(body.spilled()).isFalse();
     assertThat(body.size()).isEqualTo(5);
-    assertThat(Body.of(new byte[0]).size()).isZero();
-  }
-
-  // ---- helpers ---------------------------------------------------------------------------------
-
-  private static void append(Body body, byte[] data, int chunk) {
-    for (int off = 0; off < data.length; off += chunk) {
-      body.append(ByteBuffer.wrap(data, off, Math.min(chunk, data.length - off)));
-    }
-  }
-
-  private static byte[] readAll(Body body) throws IOException {
+    assertThat(body.capturedSize()).isEqualTo(5);
+    assertThat(body.bytes()).containsExactly(1, 2, 3, 4, 5);
+    body.bytes()[1] = 42; // nor is the array it hands out
     try (InputStream in = body.openStream()) {
-      return in.readAllBytes();
+      assertThat(in.readAllBytes()).containsExactly(1, 2, 3, 4, 5);
     }
-  }
-
-  private static byte[] bytes(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
-
-  private List<Path> spillFiles() throws IOException {
-    try (Stream<Path> s = Files.list(spillDir)) {
-      return s.filter(p -> p.getFileName().toString().startsWith("loupe-body-")).toList();
-    }
-  }
-
-  private static long count(Path dir) throws IOException {
-    try (Stream<Path> s = Files.list(dir)) {
-      return s.count();
-    }
-  }
-
-  @Test
-  void aLargeBodyIsKeptInChunksWithoutCopiesOrHumongousArrays() throws IOException {
-    int cap = 1 << 20;
-    Body body = new Body(new CapturePolicy(cap, true, spillDir));
-    java.util.Random r = new java.util.Random(7);
-    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
-    while (expected.size() < cap + 5000) { // past the cap: the tail spills
-      byte[] piece = new byte[1 + r.nextInt(20_000)];
-      r.nextBytes(piece);
-      body.append(ByteBuffer.wrap(piece));
-      expected.write(piece);
-    }
-    body.complete();
-    byte[] all = expected.toByteArray();
-    assertThat(body.size()).isEqualTo(all.length);
-    assertThat(body.bytes()).isEqualTo(all);
-    try (java.io.InputStream in = body.openStream()) {
-      assertThat(in.readAllBytes()).isEqualTo(all);
-    }
-    // Heap held: the capped part, with at most one partly used chunk of slack.
-    assertThat(body.memoryFootprint()).isBetween((long) cap, (long) cap + 64 * 1024);
-    assertThat(body.spilled()).isTrue();
-
-    long held = body.memoryFootprint();
-    assertThat(body.spillToDisk()).isEqualTo(held);
-    assertThat(body.memoryFootprint()).isZero();
-    assertThat(body.bytes()).isEqualTo(all);
+    assertThat(Body.of(new byte[0]).size()).isZero();
   }
 }

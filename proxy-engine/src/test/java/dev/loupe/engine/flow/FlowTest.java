@@ -1,7 +1,9 @@
 package dev.loupe.engine.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -9,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
 class FlowTest {
-  private final Flow flow = new Flow(7, Instant.parse("2026-11-30T02:10:18Z"), CapturePolicy.defaults());
+  private final RecordedFlow flow = new RecordedFlow(7, Instant.parse("2026-11-30T02:10:18Z"), CapturePolicy.defaults());
 
   @Test
   void startsInFlightAsRelay() {
@@ -17,6 +19,26 @@ class FlowTest {
     assertThat(flow.tier()).isEqualTo(FlowTier.RELAY);
     assertThat(flow.isTunnel()).isFalse();
     assertThat(flow.webSocketCloseCode()).isEqualTo(-1);
+  }
+
+  /**
+   * The UI and plugins get the {@link Flow} view: its lists are live (they show what the engine
+   * records later) but cannot be changed through it.
+   */
+  @Test
+  void theReadOnlyViewsListsAreLiveAndUnmodifiable() {
+    Flow view = flow;
+    flow.modifiedBy("rule \"a\"");
+    assertThat(view.modifiedBy()).containsExactly("rule \"a\"");
+    flow.modifiedBy("rule \"b\"");
+    flow.note("hook threw");
+    assertThat(view.modifiedBy()).containsExactly("rule \"a\"", "rule \"b\"");
+    assertThat(view.notes()).containsExactly("hook threw");
+    assertThatThrownBy(() -> view.modifiedBy().add("x")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> view.notes().clear()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> view.informationalResponses().add(null)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> view.webSocketMessages().add(null)).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(view.modifiedBy()).hasSize(2);
   }
 
   @Test

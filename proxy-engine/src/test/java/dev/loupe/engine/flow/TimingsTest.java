@@ -2,6 +2,8 @@ package dev.loupe.engine.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordedTimings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -12,7 +14,7 @@ class TimingsTest {
 
   @Test
   void nothingRecordedIsUnknownEverywhere() {
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     assertThat(t.blockedMs()).isEqualTo(-1);
     assertThat(t.dnsMs()).isEqualTo(-1);
     assertThat(t.connectMs()).isEqualTo(-1);
@@ -25,7 +27,7 @@ class TimingsTest {
 
   @Test
   void freshTlsConnectionHasEveryPhaseAndConnectIncludesTls() {
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     t.requestStart(T0);
     t.dnsStart(T0 + MS);
     t.dnsEnd(T0 + 3 * MS);
@@ -51,7 +53,7 @@ class TimingsTest {
 
   @Test
   void cleartextConnectIsTcpOnly() {
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     t.connectStart(T0);
     t.connectEnd(T0 + 4 * MS);
     assertThat(t.connectMs()).isEqualTo(4);
@@ -60,14 +62,14 @@ class TimingsTest {
 
   @Test
   void blockedRunsToTheFirstUpstreamStep() {
-    Timings pooled = new Timings();
+    RecordedTimings pooled = new RecordedTimings();
     pooled.requestStart(T0);
     pooled.sendStart(T0 + 2 * MS);
     assertThat(pooled.blockedMs()).as("pooled: until send").isEqualTo(2);
     assertThat(pooled.dnsMs()).isEqualTo(-1);
     assertThat(pooled.connectMs()).isEqualTo(-1);
 
-    Timings byIp = new Timings();
+    RecordedTimings byIp = new RecordedTimings();
     byIp.requestStart(T0);
     byIp.connectStart(T0 + 3 * MS);
     byIp.sendStart(T0 + 9 * MS);
@@ -76,7 +78,7 @@ class TimingsTest {
 
   @Test
   void readingsOutOfOrderAreUnknownNotNegative() {
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     t.sendEnd(T0 + 5 * MS);
     t.responseStart(T0 + 2 * MS); // an early response (before the upload ended)
     assertThat(t.waitMs()).isEqualTo(-1);
@@ -85,7 +87,7 @@ class TimingsTest {
   @Test
   void negativeNanoTimeReadingsWork() {
     // System.nanoTime() may be negative; only differences mean anything.
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     t.sendStart(-10 * MS);
     t.sendEnd(-7 * MS);
     assertThat(t.sendMs()).isEqualTo(3);
@@ -93,14 +95,14 @@ class TimingsTest {
 
   @Test
   void totalOfAFlowInFlightRunsToNow() {
-    Timings t = new Timings();
+    RecordedTimings t = new RecordedTimings();
     t.requestStart(System.nanoTime());
     assertThat(t.totalMs()).isGreaterThanOrEqualTo(0);
   }
 
   @Test
   void aFailedFlowsDurationStopsAtTheFailure() {
-    Flow f = new Flow(1, java.time.Instant.now(), new CapturePolicy(1024, false, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))));
+    RecordedFlow f = new RecordedFlow(1, java.time.Instant.now(), new CapturePolicy(1024, false, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))));
     f.timings().requestStart(System.nanoTime());
     f.fail(new FlowError(FlowError.Kind.DNS, "DNS lookup failed for x.invalid"));
     double atFailure = f.timings().totalMs();

@@ -8,6 +8,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -20,7 +21,7 @@ final class FuzzFlows {
   private FuzzFlows() {}
 
   static List<Flow> sample() {
-    Flow json = flow(1, new RequestHead("GET", "https", "api.example.com", 443, "/v1/users?id=7", "HTTP/2",
+    RecordedFlow json = flow(1, new RequestHead("GET", "https", "api.example.com", 443, "/v1/users?id=7", "HTTP/2",
         Headers.of("accept", "application/json", "cookie", "a=b")));
     json.clientProtocol("HTTP/2");
     json.serverProtocol("HTTP/1.1");
@@ -30,17 +31,17 @@ final class FuzzFlows {
     json.timings().responseEnd(json.timings().requestStartNanos() + 42_000_000L);
     json.complete();
 
-    Flow form = flow(2, new RequestHead("POST", "http", "127.0.0.1", 8080, "/form", "HTTP/1.1",
+    RecordedFlow form = flow(2, new RequestHead("POST", "http", "127.0.0.1", 8080, "/form", "HTTP/1.1",
         Headers.of("Content-Type", "application/x-www-form-urlencoded")));
     form.requestBody().append(ByteBuffer.wrap("a=1&b=%20".getBytes(StandardCharsets.US_ASCII)));
     form.response(new ResponseHead(500, "", "HTTP/1.1", Headers.of("content-type", "text/html")));
     form.tier(FlowTier.FULL);
     form.complete();
 
-    Flow failed = flow(3, new RequestHead("GET", "https", "::1", 8443, "/", "HTTP/1.1", Headers.EMPTY));
+    RecordedFlow failed = flow(3, new RequestHead("GET", "https", "::1", 8443, "/", "HTTP/1.1", Headers.EMPTY));
     failed.fail(new FlowError(FlowError.Kind.CONNECT_REFUSED, "refused"));
 
-    Flow ws = flow(4, new RequestHead("GET", "https", "ws.example", 443, "/chat", "HTTP/1.1",
+    RecordedFlow ws = flow(4, new RequestHead("GET", "https", "ws.example", 443, "/chat", "HTTP/1.1",
         Headers.of("Upgrade", "websocket", "Connection", "Upgrade")));
     ws.response(new ResponseHead(101, "Switching Protocols", "HTTP/1.1", Headers.EMPTY));
     ws.webSocket(true);
@@ -48,17 +49,17 @@ final class FuzzFlows {
     ws.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.CLIENT_TO_SERVER, WebSocketMessage.TEXT,
         text, text.length, T));
 
-    Flow tunnel = flow(5, new RequestHead("CONNECT", "https", "bank.example", 443, "bank.example:443", "HTTP/1.1",
+    RecordedFlow tunnel = flow(5, new RequestHead("CONNECT", "https", "bank.example", 443, "bank.example:443", "HTTP/1.1",
         Headers.EMPTY));
     tunnel.tier(FlowTier.TUNNEL);
     tunnel.complete();
 
-    Flow bare = new Flow(6, T, CapturePolicy.defaults());
+    RecordedFlow bare = new RecordedFlow(6, T, CapturePolicy.defaults());
     return List.of(json, form, failed, ws, tunnel, bare);
   }
 
-  private static Flow flow(long id, RequestHead request) {
-    Flow f = new Flow(id, T, CapturePolicy.defaults());
+  private static RecordedFlow flow(long id, RequestHead request) {
+    RecordedFlow f = new RecordedFlow(id, T, CapturePolicy.defaults());
     f.clientProtocol(request.httpVersion());
     f.request(request);
     f.timings().requestStart(1_000_000_000L);

@@ -13,6 +13,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.har.HarWriter;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -85,7 +86,7 @@ class HarRoundTripFuzzTest {
         wireResponse = gzip(responseBody);
       }
     }
-    Flow flow = new Flow(1, Instant.parse("2026-12-01T10:00:00Z"), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(1, Instant.parse("2026-12-01T10:00:00Z"), CapturePolicy.defaults());
     flow.clientProtocol("HTTP/1.1");
     flow.timings().requestStart(1_000_000_000L);
     RequestHead head = new RequestHead(method, scheme, host, port, target, "HTTP/1.1", Headers.of(requestFields));

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.loupe.engine.intercept.InterceptList;
-import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.InterceptList;
+import dev.loupe.engine.api.intercept.InterceptService;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +36,7 @@ class InterceptJsonFuzzTest {
   void anyJson(FuzzedDataProvider data) throws IOException {
     boolean rules = data.consumeBoolean();
     String json = data.consumeRemainingAsString();
-    InterceptService service = new InterceptService();
+    InterceptService service = InterceptService.create();
     InterceptList<?> list = rules ? service.rules() : service.breakpoints();
     try {
       list.replaceFromJson(json);
@@ -46,7 +46,7 @@ class InterceptJsonFuzzTest {
       return;
     }
     String exported = list.toJson();
-    InterceptService again = new InterceptService();
+    InterceptService again = InterceptService.create();
     InterceptList<?> copy = rules ? again.rules() : again.breakpoints();
     copy.replaceFromJson(exported);
     assertThat(copy.entries()).isEqualTo(list.entries());
@@ -55,7 +55,7 @@ class InterceptJsonFuzzTest {
     Path file = DIR.resolve(rules ? "rules.json" : "breakpoints.json");
     Files.deleteIfExists(file);
     Files.writeString(file, exported);
-    InterceptService loaded = new InterceptService();
+    InterceptService loaded = InterceptService.create();
     InterceptList<?> fromFile = rules ? loaded.rules() : loaded.breakpoints();
     assertThat(fromFile.persistTo(file)).isNull();
     assertThat(fromFile.entries()).isEqualTo(list.entries());

@@ -1,7 +1,7 @@
 package dev.loupe.ui.compose;
 
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.common.FxThread;
 import dev.loupe.ui.diff.DiffWindow;
 import java.nio.file.Path;

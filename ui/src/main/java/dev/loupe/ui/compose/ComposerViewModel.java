@@ -1,17 +1,17 @@
 package dev.loupe.ui.compose;
 
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
+import dev.loupe.ui.body.JsonDocument;
 import dev.loupe.ui.common.FxThread;
 import dev.loupe.ui.common.HeaderEntry;
 import dev.loupe.ui.detail.BodyInput;
 import dev.loupe.ui.detail.BodyViewModel;
 import dev.loupe.ui.detail.HeaderRow;
 import dev.loupe.ui.detail.HexDump;
-import dev.loupe.ui.body.JsonDocument;
 import dev.loupe.ui.flows.FlowRow;
 import java.io.IOException;
 import java.nio.ByteBuffer;

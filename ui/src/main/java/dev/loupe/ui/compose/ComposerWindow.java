@@ -1,6 +1,6 @@
 package dev.loupe.ui.compose;
 
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.ui.common.HeaderEntry;
 import dev.loupe.ui.detail.BodyView;
 import dev.loupe.ui.detail.HeaderRow;

@@ -1,7 +1,7 @@
 package dev.loupe.ui.compose;
 
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.RequestDraft;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;

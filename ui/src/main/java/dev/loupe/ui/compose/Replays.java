@@ -1,9 +1,9 @@
 package dev.loupe.ui.compose;
 
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Protocols;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -4,6 +4,6 @@
  * {@link dev.loupe.ui.compose.ComposerViewModel}, the {@link dev.loupe.ui.compose.ComposerWindow},
  * and its persisted {@link dev.loupe.ui.compose.ComposerHistory}), and the table actions that open
  * them ({@link dev.loupe.ui.compose.ComposeActions}). Everything goes through the engine's
- * {@link dev.loupe.engine.intercept.Replayer}, which records the new flows.
+ * {@link dev.loupe.engine.api.intercept.Replayer}, which records the new flows.
  */
 package dev.loupe.ui.compose;

@@ -24,12 +24,17 @@ public interface ConnectPort {
    * @param enabled     Loupe listens on every interface (the LAN), not only on loopback
    * @param requireAuth remote clients must log in
    * @param port        the proxy's port
-   * @param addresses   this machine's LAN addresses a device can use (IPv4 first)
+   * @param username    the remote clients' user name ({@code ""} for none yet; null is read as that)
+   * @param password    its password (likewise)
+   * @param addresses   this machine's LAN addresses a device can use (IPv4 first; none: an empty list,
+   *                    and null is read as that)
    */
   record RemoteAccess(boolean enabled, boolean requireAuth, String username, String password, int port,
       List<String> addresses) {
     public RemoteAccess {
-      addresses = List.copyOf(addresses);
+      username = username == null ? "" : username;
+      password = password == null ? "" : password;
+      addresses = addresses == null ? List.of() : List.copyOf(addresses);
     }
   }
 
@@ -67,6 +72,15 @@ public interface ConnectPort {
 
   /** The newest refused clients, oldest first, one line each. Fast. */
   List<String> refusals();
+
+  /**
+   * Calls {@code listener} (on any thread) with where the proxy listens, in words for the status bar,
+   * each time applying remote access moved it: the LAN addresses and port and whether clients must
+   * log in while it is on (e.g. {@code "192.168.1.23:8080 (remote access, login required)"}), the
+   * loopback address once it is off. The default never calls it (nothing moves the proxy).
+   */
+  default void onListening(java.util.function.Consumer<String> listener) {
+  }
 
   /** A port for a window where none of this is available. */
   static ConnectPort unsupported(String reason) {

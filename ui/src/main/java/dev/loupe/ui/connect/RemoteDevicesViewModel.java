@@ -80,8 +80,10 @@ public final class RemoteDevicesViewModel {
     username.set(r.username());
     password.set(r.password());
     port_.set(r.port());
-    addresses.setAll(r.addresses());
-    if (!r.addresses().contains(address.get())) {
+    addresses.setAll(r.addresses()); // the address box bound to `address` may set it to null here
+    String chosen = address.get();
+    // an immutable list's contains(null) throws: null is what the address box leaves when the list empties
+    if (chosen == null || !r.addresses().contains(chosen)) {
       address.set(r.addresses().isEmpty() ? "" : r.addresses().get(0));
     }
   }
@@ -99,7 +101,10 @@ public final class RemoteDevicesViewModel {
   /** This machine's LAN addresses. */
   public ObservableList<String> addresses() { return addresses; }
 
-  /** The address the QR code and the settings show (one of {@link #addresses()}). */
+  /**
+   * The address the QR code and the settings show: one of {@link #addresses()}, or empty (null is
+   * read as empty: a bound address box sets that when the list empties).
+   */
   public StringProperty addressProperty() { return address; }
 
   public ReadOnlyBooleanProperty applyingProperty() { return applying; }

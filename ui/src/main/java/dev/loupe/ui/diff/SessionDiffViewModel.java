@@ -1,14 +1,14 @@
 package dev.loupe.ui.diff;
 
+import dev.loupe.engine.api.session.DiffInput;
+import dev.loupe.engine.api.session.DiffJson;
+import dev.loupe.engine.api.session.DiffMarkdown;
+import dev.loupe.engine.api.session.DiffSummary;
+import dev.loupe.engine.api.session.FlowDiff;
+import dev.loupe.engine.api.session.SessionDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.DiffJson;
-import dev.loupe.engine.session.DiffMarkdown;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.DiffSummary;
-import dev.loupe.engine.session.FlowDiff;
-import dev.loupe.engine.session.SessionDiff;
-import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.common.FxThread;
 import java.io.IOException;
 import java.io.OutputStream;

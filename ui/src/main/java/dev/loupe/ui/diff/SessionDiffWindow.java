@@ -1,8 +1,8 @@
 package dev.loupe.ui.diff;
 
-import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.FlowDiff;
+import dev.loupe.engine.api.session.DiffInput;
+import dev.loupe.engine.api.session.FlowDiff;
+import dev.loupe.engine.api.session.model.DiffOptions;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;

@@ -1,11 +1,11 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
-import dev.loupe.engine.session.model.SortKey;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongPredicate;
@@ -30,6 +30,9 @@ public interface FlowCatalog {
     public Flow load(long id) {
       return null;
     }
+
+    @Override
+    public void release(Flow loaded) {}
   };
 
   /**
@@ -44,6 +47,9 @@ public interface FlowCatalog {
 
   /** The whole stored flow {@code id}, or null. */
   Flow load(long id) throws SessionException;
+
+  /** Deletes the temporary files of a flow {@link #load} returned, which nobody reads any more. */
+  void release(Flow loaded);
 
   /** The flows of {@code session}'s file. */
   static FlowCatalog of(Session session) {
@@ -62,6 +68,11 @@ public interface FlowCatalog {
       @Override
       public Flow load(long id) throws SessionException {
         return session.load(id);
+      }
+
+      @Override
+      public void release(Flow loaded) {
+        session.release(loaded);
       }
     };
   }

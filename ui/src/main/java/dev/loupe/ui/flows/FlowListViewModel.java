@@ -1,12 +1,12 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSyntaxException;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.SessionException;
-import dev.loupe.engine.session.model.SortKey;
 import dev.loupe.ui.common.FxThread;
 import java.util.ArrayList;
 import java.util.Arrays;

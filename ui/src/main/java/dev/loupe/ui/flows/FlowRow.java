@@ -1,10 +1,10 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.api.session.model.FlowSummary;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Protocols;
-import dev.loupe.engine.session.model.FlowSummary;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.loupe.ui.flows;
 
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SortKey;
 import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package dev.loupe.ui.flows;
 
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.api.session.model.SortKey;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;

@@ -1,11 +1,11 @@
 package dev.loupe.ui.flows;
 
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.model.SessionException;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -47,13 +47,7 @@ final class RowSource {
       if (size() <= LOADED) {
         return false;
       }
-      Flow f = eldest.getValue(); // its spill files, if any, were made for this copy only
-      for (var b : new dev.loupe.engine.flow.Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(),
-          f.originalResponseBody()}) {
-        if (b != null) {
-          b.release();
-        }
-      }
+      catalog.release(eldest.getValue()); // its spill files, if any, were made for this copy only
       return true;
     }
   };

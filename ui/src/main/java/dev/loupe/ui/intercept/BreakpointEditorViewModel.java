@@ -1,9 +1,9 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.PausedFlow;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.ResponseDraft;
 import dev.loupe.ui.common.HeaderEntry;
 import java.util.function.Supplier;
 import javafx.beans.property.ReadOnlyBooleanProperty;

@@ -1,6 +1,6 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.Breakpoint;
 import java.util.function.Function;
 import javafx.geometry.Insets;
 import javafx.scene.Scene;

@@ -1,8 +1,8 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSyntaxException;
-import dev.loupe.engine.intercept.Breakpoint;
 import javafx.beans.Observable;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;

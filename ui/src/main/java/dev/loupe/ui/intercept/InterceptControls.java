@@ -1,9 +1,9 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Rule;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Rule;
 import dev.loupe.ui.common.FxThread;
 import java.util.List;
 import java.util.function.Consumer;
@@ -42,20 +42,18 @@ public final class InterceptControls implements AutoCloseable {
   private PausedFlowsWindow pausedWindow;
 
   /**
-   * @param changed told when a flow pauses or is released (the app passes {@code FlowStore::updated}
-   *                so the table redraws the row); called on any thread
    * @param owner   the main window (null until it is shown)
    * @param notice  shows a short outcome in the status bar
    */
-  public InterceptControls(InterceptService service, FxThread fx, Consumer<Flow> changed, Supplier<Window> owner,
+  public InterceptControls(InterceptService service, FxThread fx, Supplier<Window> owner,
       Consumer<String> notice) {
     this.service = service;
     this.owner = owner;
     this.notice = notice;
     this.rules = new InterceptListModel<>(service.rules(), fx, "rule");
     this.breakpoints = new InterceptListModel<>(service.breakpoints(), fx, "breakpoint");
-    this.paused = new PausedFlowsViewModel(service, fx, changed);
-    paused.pausedFlows().addListener((ListChangeListener<dev.loupe.engine.intercept.PausedFlow>) c -> {
+    this.paused = new PausedFlowsViewModel(service, fx);
+    paused.pausedFlows().addListener((ListChangeListener<dev.loupe.engine.api.intercept.PausedFlow>) c -> {
       boolean added = false;
       while (c.next()) {
         added |= c.wasAdded();

@@ -1,6 +1,6 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.intercept.InterceptList;
+import dev.loupe.engine.api.intercept.InterceptList;
 import dev.loupe.ui.common.FxThread;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +24,7 @@ import javafx.collections.ObservableList;
  * thread. Commands return null when done, else the problem to show (the list is then unchanged),
  * which also goes to {@link #messageProperty()}. UI thread only.
  *
- * @param <T> {@link dev.loupe.engine.intercept.Rule} or {@link dev.loupe.engine.intercept.Breakpoint}
+ * @param <T> {@link dev.loupe.engine.api.intercept.Rule} or {@link dev.loupe.engine.api.intercept.Breakpoint}
  */
 public final class InterceptListModel<T extends InterceptList.Entry> implements AutoCloseable {
   private final InterceptList<T> list;

@@ -1,10 +1,8 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.PausedFlow;
 import dev.loupe.ui.common.FxThread;
-import java.util.function.Consumer;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.collections.FXCollections;
@@ -13,8 +11,8 @@ import javafx.collections.ObservableList;
 /**
  * The flows paused at a breakpoint now, oldest first, kept up with the {@link InterceptService}.
  * Pause events arrive on engine threads (or whichever thread released the flow); the list changes
- * on the UI thread only. Each event also calls {@code changed} with the flow (the app passes
- * {@code FlowStore::updated}), so the flow table redraws the row with or without its paused mark.
+ * on the UI thread only. The flow table redraws a row with or without its paused mark from the
+ * store's events: the engine publishes an update when a flow pauses and when it is released.
  */
 public final class PausedFlowsViewModel implements AutoCloseable {
   private final ObservableList<PausedFlow> paused = FXCollections.observableArrayList();
@@ -23,11 +21,10 @@ public final class PausedFlowsViewModel implements AutoCloseable {
   private final ReadOnlyIntegerWrapper count = new ReadOnlyIntegerWrapper(this, "count");
   private final AutoCloseable subscription;
 
-  public PausedFlowsViewModel(InterceptService service, FxThread fx, Consumer<Flow> changed) {
+  public PausedFlowsViewModel(InterceptService service, FxThread fx) {
     subscription = service.subscribe(new InterceptService.PauseListener() {
       @Override
       public void paused(PausedFlow p) {
-        changed.accept(p.flow());
         fx.post(() -> {
           if (!p.released() && !paused.contains(p)) {
             paused.add(p);
@@ -38,7 +35,6 @@ public final class PausedFlowsViewModel implements AutoCloseable {
 
       @Override
       public void released(PausedFlow p) {
-        changed.accept(p.flow());
         fx.post(() -> {
           if (paused.remove(p)) {
             count.set(paused.size());

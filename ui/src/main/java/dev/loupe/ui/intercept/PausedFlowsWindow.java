@@ -1,9 +1,9 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.PausedFlow;
-import dev.loupe.engine.intercept.RequestDraft;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

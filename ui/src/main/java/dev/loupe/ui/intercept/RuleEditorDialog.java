@@ -1,8 +1,8 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.intercept.RewriteOp;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.api.intercept.RewriteOp;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import java.io.File;
 import java.util.function.Function;
 import javafx.beans.property.StringProperty;

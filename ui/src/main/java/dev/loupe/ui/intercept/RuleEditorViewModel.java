@@ -1,10 +1,10 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.RewriteOp;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSyntaxException;
-import dev.loupe.engine.intercept.RewriteOp;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;

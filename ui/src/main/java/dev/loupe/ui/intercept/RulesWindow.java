@@ -1,8 +1,8 @@
 package dev.loupe.ui.intercept;
 
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptList;
-import dev.loupe.engine.intercept.Rule;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptList;
+import dev.loupe.engine.api.intercept.Rule;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;

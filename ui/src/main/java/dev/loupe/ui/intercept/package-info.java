@@ -3,7 +3,7 @@
  * rules window (rules and breakpoints, import/export) with an editor per rule type, and the editor
  * of paused flows (one window listing every paused flow, editing the selected one).
  *
- * <p>Everything drives the one {@link dev.loupe.engine.intercept.InterceptService} the engine and
+ * <p>Everything drives the one {@link dev.loupe.engine.api.intercept.InterceptService} the engine and
  * the control API share. View models ({@code *ViewModel}, {@code *Model}, {@link
  * dev.loupe.ui.common.HeaderEntry}) hold JavaFX properties and no nodes, so they are tested
  * without a display; they are changed on the UI thread only, and events from the service (a flow

@@ -1,6 +1,6 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
 import dev.loupe.spi.ContentView;
 import java.util.List;
 

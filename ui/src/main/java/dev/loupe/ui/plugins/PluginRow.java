@@ -1,6 +1,6 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
 
 /**
  * One row of the Plugins window, made from a {@link PluginInfo}.

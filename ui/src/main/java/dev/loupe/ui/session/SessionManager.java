@@ -1,10 +1,10 @@
 package dev.loupe.ui.session;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

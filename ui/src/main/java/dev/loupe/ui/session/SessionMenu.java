@@ -1,11 +1,11 @@
 package dev.loupe.ui.session;
 
+import dev.loupe.engine.api.session.DiffInput;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
-import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
 import dev.loupe.ui.common.FxThread;
 import dev.loupe.ui.diff.SessionDiffWindow;
 import java.io.File;

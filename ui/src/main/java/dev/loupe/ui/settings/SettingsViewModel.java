@@ -1,8 +1,8 @@
 package dev.loupe.ui.settings;
 
-import dev.loupe.engine.util.ByteSizes;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ListenAddress;
+import dev.loupe.engine.api.util.ByteSizes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package dev.loupe.ui.shell;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.ui.plugins.PluginControl;
-import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.session.SessionManager;
+import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.settings.SettingsViewModel;
 import dev.loupe.ui.status.ActivityFeed;
 import dev.loupe.ui.sysproxy.SystemProxyControl;

@@ -46,7 +46,6 @@ import javafx.scene.control.Separator;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableColumn;
-import javafx.scene.control.TextField;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
@@ -110,13 +109,15 @@ public final class MainWindow implements AutoCloseable {
     this.settings = ctx.settings();
     FlowStore store = ctx.store();
     this.status = new StatusViewModel(store, ctx.listening()).start(Platform::runLater);
+    // remote access restarts the proxy on the LAN (or back on loopback): the status bar says where
+    ctx.connect().onListening(text -> Platform.runLater(() -> status.listeningProperty().set(text)));
     this.agents = new AgentActivity(ctx.agentActivity(), Platform::runLater);
     this.sessionMenu = ctx.sessions() == null ? null
         : new SessionMenu(ctx.sessions(), Platform::runLater, this::window, notice::set, flows::shownFilter);
     if (sessionMenu != null) {
       ctx.sessions().addProblemListener(sessionMenu::problem);
     }
-    this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, store::updated, this::window, notice::set);
+    this.intercept = new InterceptControls(ctx.intercept(), Platform::runLater, this::window, notice::set);
 
     ToggleButton capture = new ToggleButton("Capture");
     capture.setId("capture");

@@ -2,8 +2,8 @@ package dev.loupe.ui.compose;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.ui.flows.FlowListViewModel;
@@ -206,9 +206,9 @@ class ComposeWindowTest {
 
   @Test
   void aFlowARuleChangedIsMarkedAndShowsOriginalVsModified(FxRobot robot) throws Exception {
-    proxy.intercept().rules().add(new dev.loupe.engine.intercept.Rule(null, "tag posts", true, "~m POST",
-        new dev.loupe.engine.intercept.RuleAction.Rewrite(List.of(new dev.loupe.engine.intercept.RewriteOp(
-            dev.loupe.engine.intercept.RewriteOp.Side.REQUEST, dev.loupe.engine.intercept.RewriteOp.Kind.SET_HEADER,
+    proxy.intercept().rules().add(new dev.loupe.engine.api.intercept.Rule(null, "tag posts", true, "~m POST",
+        new dev.loupe.engine.api.intercept.RuleAction.Rewrite(List.of(new dev.loupe.engine.api.intercept.RewriteOp(
+            dev.loupe.engine.api.intercept.RewriteOp.Side.REQUEST, dev.loupe.engine.api.intercept.RewriteOp.Kind.SET_HEADER,
             "X-Tagged", "yes")))));
     proxy.client().send(HttpRequest.newBuilder(URI.create(origin.url() + "/sha256"))
         .POST(HttpRequest.BodyPublishers.ofString("abc")).build(), HttpResponse.BodyHandlers.ofString());

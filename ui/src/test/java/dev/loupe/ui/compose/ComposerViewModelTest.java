@@ -2,10 +2,11 @@ package dev.loupe.ui.compose;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -129,7 +130,7 @@ class ComposerViewModelTest {
     ComposerViewModel vm = vm();
     vm.urlProperty().set("http://127.0.0.1:1/");
     vm.send();
-    Flow failed = Flows.get(3, "http://127.0.0.1:1/", null);
+    RecordedFlow failed = Flows.get(3, "http://127.0.0.1:1/", null);
     failed.fail(new dev.loupe.engine.flow.FlowError(dev.loupe.engine.flow.FlowError.Kind.CONNECT_REFUSED, "refused"));
     replayer.call(0).result().complete(failed);
     assertThat(vm.responseStatusProperty().get()).isEqualTo("No response — CONNECT_REFUSED: refused");

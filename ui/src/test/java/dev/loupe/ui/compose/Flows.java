@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,12 +15,12 @@ import java.time.Instant;
 final class Flows {
   private Flows() {}
 
-  static Flow get(long id, String url, String serverProtocol) {
+  static RecordedFlow get(long id, String url, String serverProtocol) {
     return flow(id, "GET", url, Headers.of("Accept", "*/*"), new byte[0], serverProtocol);
   }
 
-  static Flow flow(long id, String method, String url, Headers headers, byte[] body, String serverProtocol) {
-    Flow f = new Flow(id, Instant.parse("2026-12-01T10:00:00Z"),
+  static RecordedFlow flow(long id, String method, String url, Headers headers, byte[] body, String serverProtocol) {
+    RecordedFlow f = new RecordedFlow(id, Instant.parse("2026-12-01T10:00:00Z"),
         new dev.loupe.engine.flow.CapturePolicy(1 << 20, false, Path.of(".")));
     java.net.URI u = java.net.URI.create(url);
     int port = u.getPort() > 0 ? u.getPort() : u.getScheme().equals("https") ? 443 : 80;
@@ -32,7 +33,7 @@ final class Flows {
   }
 
   /** A finished flow answering {@code status} with {@code text}. */
-  static Flow answered(Flow f, int status, Headers headers, String text) {
+  static RecordedFlow answered(RecordedFlow f, int status, Headers headers, String text) {
     f.response(new ResponseHead(status, status == 200 ? "OK" : "", "HTTP/1.1", headers));
     f.responseBody().append(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
     f.complete();

@@ -3,10 +3,11 @@ package dev.loupe.ui.compose;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Replayer;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +21,10 @@ import org.junit.jupiter.api.Timeout;
 class ReplaysTest {
   @Test
   void aSelectionIsReplayedInOrderEachAfterThePreviousCompleted() throws Exception {
-    Flow a = Flows.get(1, "http://a.test/one", "HTTP/2");
-    Flow tunnel = Flows.get(2, "http://b.test/", "HTTP/1.1");
+    RecordedFlow a = Flows.get(1, "http://a.test/one", "HTTP/2");
+    RecordedFlow tunnel = Flows.get(2, "http://b.test/", "HTTP/1.1");
     tunnel.tier(FlowTier.TUNNEL);
-    Flow c = Flows.flow(3, "POST", "https://c.test/api?x=1", Headers.of("Content-Type", "text/plain"),
+    RecordedFlow c = Flows.flow(3, "POST", "https://c.test/api?x=1", Headers.of("Content-Type", "text/plain"),
         "hello".getBytes(StandardCharsets.UTF_8), "HTTP/1.1");
     RecordingReplayer r = new RecordingReplayer();
     List<String> progress = new ArrayList<>();
@@ -33,7 +34,7 @@ class ReplaysTest {
     assertThat(r.call(0).request().url()).isEqualTo("http://a.test/one");
     assertThat(r.call(0).protocol()).isEqualTo(Replayer.Protocol.H2);
     assertThat(r.call(0).replayOf()).isEqualTo(1);
-    Flow a2 = Flows.get(10, "http://a.test/one", "HTTP/2");
+    RecordedFlow a2 = Flows.get(10, "http://a.test/one", "HTTP/2");
     r.call(0).result().complete(a2);
 
     assertThat(r.count()).as("the tunnel is skipped, the third goes").isEqualTo(2);
@@ -43,7 +44,7 @@ class ReplaysTest {
     assertThat(third.protocol()).isEqualTo(Replayer.Protocol.H1);
     assertThat(third.replayOf()).isEqualTo(3);
     assertThat(done.toCompletableFuture().isDone()).isFalse();
-    Flow c2 = Flows.get(11, "https://c.test/api?x=1", "HTTP/1.1");
+    RecordedFlow c2 = Flows.get(11, "https://c.test/api?x=1", "HTTP/1.1");
     third.result().complete(c2);
 
     Replays.Outcome o = done.toCompletableFuture().get(5, TimeUnit.SECONDS);
@@ -75,13 +76,13 @@ class ReplaysTest {
     try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
       out.write("{\"a\":1}".getBytes(StandardCharsets.UTF_8));
     }
-    Flow f = Flows.flow(7, "PUT", "https://x.test/p", Headers.of("Content-Encoding", "gzip"), gz.toByteArray(), null);
+    RecordedFlow f = Flows.flow(7, "PUT", "https://x.test/p", Headers.of("Content-Encoding", "gzip"), gz.toByteArray(), null);
     var d = Replays.draftOf(f);
     assertThat(d.bodyText()).isEqualTo("{\"a\":1}");
     assertThat(d.method()).isEqualTo("PUT");
     assertThat(Replays.protocolOf(f)).isEqualTo(Replayer.Protocol.AUTO);
 
-    Flow cut = new Flow(8, java.time.Instant.now(), new dev.loupe.engine.flow.CapturePolicy(4, false, java.nio.file.Path.of(".")));
+    RecordedFlow cut = new RecordedFlow(8, java.time.Instant.now(), new dev.loupe.engine.flow.CapturePolicy(4, false, java.nio.file.Path.of(".")));
     cut.request(f.request());
     cut.requestBody().append(java.nio.ByteBuffer.wrap(new byte[10]));
     assertThatThrownBy(() -> Replays.draftOf(cut)).hasMessageContaining("not captured whole (4 of 10 bytes)");

@@ -2,11 +2,11 @@ package dev.loupe.ui.compose;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RewriteOp;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RewriteOp;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.ui.flows.FlowListViewModel;

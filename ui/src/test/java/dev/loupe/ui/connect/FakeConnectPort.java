@@ -4,9 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** An in-memory {@link ConnectPort} recording what it was asked. */
-final class FakeConnectPort implements ConnectPort {
-  final List<String> calls = new CopyOnWriteArrayList<>();
+/**
+ * An in-memory {@link ConnectPort} recording what it was asked. Applying remote access tells the
+ * {@link #onListening} listeners (from the applying thread, as the app's does) where a proxy on
+ * port {@code state.port()} would listen: every LAN address with the port and the login rule while
+ * on, {@code 127.0.0.1:PORT} while off.
+ */
+public final class FakeConnectPort implements ConnectPort {
+  public final List<String> calls = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<String>> listening = new CopyOnWriteArrayList<>();
   volatile List<BrowserChoice> browsers = List.of(new BrowserChoice("chromium", "Chromium"),
       new BrowserChoice("firefox", "Firefox"));
   volatile RemoteAccess state = new RemoteAccess(false, true, "loupe", "Tr7pQx2mKz9wHa4N", 8080,
@@ -62,7 +68,17 @@ final class FakeConnectPort implements ConnectPort {
     throwIfAsked();
     state = new RemoteAccess(wanted.enabled(), wanted.requireAuth(), wanted.username(), wanted.password(),
         state.port(), state.addresses());
+    String text = !state.enabled() ? "127.0.0.1:" + state.port()
+        : String.join(", ", state.addresses().stream()
+            .map(a -> (a.contains(":") ? "[" + a + "]" : a) + ":" + state.port()).toList())
+            + (state.requireAuth() ? " (remote access, login required)" : " (remote access, NO login)");
+    listening.forEach(l -> l.accept(text));
     return state;
+  }
+
+  @Override
+  public void onListening(java.util.function.Consumer<String> listener) {
+    listening.add(listener);
   }
 
   @Override

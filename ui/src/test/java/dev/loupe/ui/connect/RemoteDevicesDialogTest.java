@@ -89,6 +89,21 @@ class RemoteDevicesDialogTest {
     assertThat(port.calls).contains("apply true true " + user + " " + password);
   }
 
+  @Test
+  void whenTheLanAddressesGoAwayTheWindowStillAppliesAndShowsNoQrCode(FxRobot robot) throws Exception {
+    assertThat(robot.lookup("#remote-address").queryAs(ComboBox.class).getValue()).isEqualTo("192.168.1.23");
+    port.state = new ConnectPort.RemoteAccess(false, true, "loupe", "Tr7pQx2mKz9wHa4N", 8080, java.util.List.of());
+    robot.clickOn("#remote-enabled");
+    robot.clickOn("#remote-apply");
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !vm.applyingProperty().get());
+    WaitForAsyncUtils.waitForFxEvents();
+    assertThat(vm.messageProperty().get()).startsWith("Remote access is on");
+    assertThat(vm.addresses()).isEmpty();
+    assertThat(dialog.qrView().getImage()).as("no address a phone could use").isNull();
+    robot.interact(vm::load); // and again, with the address box's choice now empty
+    assertThat(vm.qrTextProperty().get()).isEmpty();
+  }
+
   /** Reads the QR code off the image as a phone would (ZXing's reader). */
   static String decode(Image image) throws Exception {
     int w = (int) image.getWidth();

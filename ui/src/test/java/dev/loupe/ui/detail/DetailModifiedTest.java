@@ -2,13 +2,13 @@ package dev.loupe.ui.detail;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.HeaderDiff;
 import dev.loupe.ui.diff.LineDiff;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /** The detail model's "modified by", replay link and original-vs-modified comparison (headless). */
 class DetailModifiedTest {
-  static Flow flow(long id) {
-    Flow f = new Flow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, false, Path.of(".")));
+  static RecordedFlow flow(long id) {
+    RecordedFlow f = new RecordedFlow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, false, Path.of(".")));
     f.request(new RequestHead("POST", "http", "api.test", 80, "/x", "HTTP/1.1", Headers.of("Accept", "*/*")));
     f.requestBody().append(java.nio.ByteBuffer.wrap("a=1".getBytes(StandardCharsets.UTF_8)));
     return f;
@@ -28,14 +28,14 @@ class DetailModifiedTest {
   @Test
   void aModifiedFlowShowsWhoChangedItAndTheOriginalBesideTheModified() {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
-    Flow f = flow(3);
+    RecordedFlow f = flow(3);
     f.tier(FlowTier.FULL);
     vm.show(f);
     assertThat(vm.modifiedByProperty().get()).isEmpty();
     assertThat(vm.originalVsModified().requestProperty().get()).isNull();
 
     f.requestModified(new RequestHead("POST", "http", "api.test", 80, "/x", "HTTP/1.1",
-        Headers.of("Accept", "application/json")), Body.of("a=2".getBytes(StandardCharsets.UTF_8)));
+        Headers.of("Accept", "application/json")), RecordedBody.of("a=2".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"X\"");
     f.modifiedBy("breakpoint: request edited");
     f.modifiedBy("rule \"X\""); // the same rule on the response side: named once
@@ -54,7 +54,7 @@ class DetailModifiedTest {
     assertThat(vm.originalVsModified().responseProperty().get().identical()).as("response untouched").isTrue();
     assertThat(FlowMarks.marks(f)).isEqualTo("✎");
 
-    Flow replay = flow(4);
+    RecordedFlow replay = flow(4);
     replay.replayOf(3);
     vm.show(replay);
     assertThat(vm.modifiedByProperty().get()).isEmpty();

@@ -7,6 +7,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.spi.ContentView;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -61,8 +62,8 @@ class DetailPluginViewsTest {
     @Override public View render(Headers h, byte[] b) { return new Text("never"); }
   }
 
-  Flow flow(long id, Headers responseHeaders, String body) {
-    Flow f = new Flow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, true, spill));
+  RecordedFlow flow(long id, Headers responseHeaders, String body) {
+    RecordedFlow f = new RecordedFlow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, true, spill));
     f.request(new RequestHead("GET", "https", "api.example.com", 443, "/", "HTTP/1.1",
         Headers.of("Host", "api.example.com", "X-Shout", "req")));
     f.requestBody().complete();
@@ -135,7 +136,7 @@ class DetailPluginViewsTest {
   @Test
   void notesOfTheFlowAreShown() {
     DetailViewModel vm = vm();
-    Flow f = flow(1, Headers.EMPTY, "x");
+    RecordedFlow f = flow(1, Headers.EMPTY, "x");
     vm.show(f);
     assertThat(vm.notesProperty().get()).isEmpty();
     f.note("plugin thrower, hook request: IllegalStateException (boom)");

@@ -11,6 +11,8 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.ui.body.JsonDocument;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,7 +26,6 @@ import java.util.Queue;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.loupe.ui.body.JsonDocument;
 
 /** The detail view model without a display: flows built through the engine's setters. */
 class DetailViewModelTest {
@@ -51,8 +52,8 @@ class DetailViewModelTest {
   /** Bytes a captured body keeps in memory before spilling to disk. */
   int memoryCap = 64 << 20;
 
-  Flow flow(long id, String contentType, String encoding, byte[] wire) {
-    Flow f = new Flow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(memoryCap, true, spill));
+  RecordedFlow flow(long id, String contentType, String encoding, byte[] wire) {
+    RecordedFlow f = new RecordedFlow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(memoryCap, true, spill));
     f.clientProtocol("HTTP/1.1");
     f.serverProtocol("HTTP/2");
     f.request(new RequestHead("POST", "https", "api.example.com", 443, "/v1/items?q=caf%C3%A9&n=2", "HTTP/1.1",
@@ -79,7 +80,7 @@ class DetailViewModelTest {
   @Test
   void gzipJsonResponseShowsPrettyJsonTreeAndNote() throws IOException {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
-    Flow f = flow(1, "application/json", "gzip", gzip("{\"items\":[{\"id\":1},{\"id\":2}],\"ok\":true}"));
+    RecordedFlow f = flow(1, "application/json", "gzip", gzip("{\"items\":[{\"id\":1},{\"id\":2}],\"ok\":true}"));
     f.complete();
     vm.show(f);
     BodyViewModel body = vm.response().body();
@@ -117,7 +118,7 @@ class DetailViewModelTest {
   @Test
   void forcingAViewerRerendersAndSurvivesARefreshButNotAnotherFlow() throws IOException {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
-    Flow f = flow(1, "application/json", "gzip", gzip("{\"a\":1}"));
+    RecordedFlow f = flow(1, "application/json", "gzip", gzip("{\"a\":1}"));
     vm.show(f);
     assertThat(vm.response().body().noteProperty().get()).contains("still receiving");
     BodyViewModel body = vm.response().body();
@@ -141,14 +142,14 @@ class DetailViewModelTest {
   void decodingRunsInTheBackgroundAndStaleResultsAreDropped() throws IOException {
     Steps steps = new Steps();
     DetailViewModel vm = new DetailViewModel(steps.ui::add, steps.background::add);
-    Flow slow = flow(1, "application/json", "gzip", gzip("{\"first\":true}"));
+    RecordedFlow slow = flow(1, "application/json", "gzip", gzip("{\"first\":true}"));
     slow.complete();
     vm.show(slow);
     assertThat(vm.response().body().loadingProperty().get()).isTrue();
     assertThat(vm.response().body().textProperty().get()).as("nothing decoded on the UI thread").isEmpty();
     assertThat(steps.background).isNotEmpty();
 
-    Flow next = flow(2, "text/plain", null, "second".getBytes(StandardCharsets.US_ASCII));
+    RecordedFlow next = flow(2, "text/plain", null, "second".getBytes(StandardCharsets.US_ASCII));
     next.complete();
     vm.show(next); // selected before the first finished
     steps.runAll();
@@ -160,7 +161,7 @@ class DetailViewModelTest {
   void aGrowingBodyIsDecodedOncePerFinishedDecodeNotOncePerRefresh() {
     Steps steps = new Steps();
     DetailViewModel vm = new DetailViewModel(steps.ui::add, steps.background::add);
-    Flow f = flow(1, "text/plain", null, "a".getBytes(StandardCharsets.US_ASCII));
+    RecordedFlow f = flow(1, "text/plain", null, "a".getBytes(StandardCharsets.US_ASCII));
     vm.show(f);
     int queued = steps.background.size();
     for (int i = 0; i < 50; i++) { // the table refreshing the pane while the body streams in
@@ -197,7 +198,7 @@ class DetailViewModelTest {
     java.util.Arrays.fill(big, (byte) 'x');
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
     memoryCap = 1 << 20;
-    Flow f = flow(1, "text/plain", null, big);
+    RecordedFlow f = flow(1, "text/plain", null, big);
     f.complete();
     assertThat(f.responseBody().spilled()).as("most of the body lives on disk").isTrue();
     vm.show(f);
@@ -220,7 +221,7 @@ class DetailViewModelTest {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
     String mp = "--b1\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.json\"\r\nContent-Type: application/json\r\n\r\n"
         + "{\"x\":1}\r\n--b1--\r\n";
-    Flow f = flow(1, "multipart/form-data; boundary=b1", null, mp.getBytes(StandardCharsets.US_ASCII));
+    RecordedFlow f = flow(1, "multipart/form-data; boundary=b1", null, mp.getBytes(StandardCharsets.US_ASCII));
     f.complete();
     vm.show(f);
     BodyViewModel body = vm.response().body();
@@ -231,13 +232,13 @@ class DetailViewModelTest {
     assertThat(part.text()).isEqualTo("{\n  \"x\": 1\n}");
 
     byte[] png = {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3};
-    Flow img = flow(2, "application/octet-stream", null, png);
+    RecordedFlow img = flow(2, "application/octet-stream", null, png);
     img.complete();
     vm.show(img);
     assertThat(body.shownProperty().get()).isEqualTo(ViewerMode.IMAGE);
     assertThat(body.imageProperty().get()).isEqualTo(png);
 
-    Flow bad = flow(3, "application/json", null, "{\"a\": nope}".getBytes(StandardCharsets.US_ASCII));
+    RecordedFlow bad = flow(3, "application/json", null, "{\"a\": nope}".getBytes(StandardCharsets.US_ASCII));
     bad.complete();
     vm.show(bad);
     assertThat(body.shownProperty().get()).isEqualTo(ViewerMode.TEXT);
@@ -248,7 +249,7 @@ class DetailViewModelTest {
   @Test
   void connectionTlsTimingAndError() throws Exception {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
-    Flow f = flow(7, "text/plain", null, new byte[0]);
+    RecordedFlow f = flow(7, "text/plain", null, new byte[0]);
     f.clientConnection(new ConnectionInfo(3, new InetSocketAddress("127.0.0.1", 50000),
         new InetSocketAddress("127.0.0.1", 8080), new TlsInfo("api.example.com", "TLSv1.3", "TLS_AES_128_GCM_SHA256",
             "h2", List.of(), false), false));
@@ -286,7 +287,7 @@ class DetailViewModelTest {
   @Test
   void webSocketMessagesAppendOnRefreshAndShowTheSelectedOne() {
     DetailViewModel vm = new DetailViewModel(Runnable::run, Runnable::run);
-    Flow f = flow(9, "text/plain", null, new byte[0]);
+    RecordedFlow f = flow(9, "text/plain", null, new byte[0]);
     f.webSocket(true);
     Instant t = Instant.parse("2026-12-01T10:00:01Z");
     f.addWebSocketMessage(new WebSocketMessage(WebSocketMessage.Direction.CLIENT_TO_SERVER, WebSocketMessage.TEXT,

@@ -2,12 +2,12 @@ package dev.loupe.ui.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.diff.LineDiff.Kind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Timeout;
 /** The comparison model without a display: flows built through the engine's setters. */
 @Timeout(30)
 class DiffViewModelTest {
-  static Flow flow(long id, String target, Headers reqHeaders, int status, Headers resHeaders, String body) {
-    Flow f = new Flow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, false, Path.of(".")));
+  static RecordedFlow flow(long id, String target, Headers reqHeaders, int status, Headers resHeaders, String body) {
+    RecordedFlow f = new RecordedFlow(id, Instant.parse("2026-12-01T10:00:00Z"), new CapturePolicy(1 << 20, false, Path.of(".")));
     f.request(new RequestHead("GET", "https", "api.test", 443, target, "HTTP/2", reqHeaders));
     f.response(new ResponseHead(status, "", "HTTP/2", resHeaders));
     f.responseBody().append(ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)));
@@ -30,9 +30,9 @@ class DiffViewModelTest {
 
   @Test
   void twoFlowsAreComparedRequestWithRequestAndResponseWithResponse() {
-    Flow a = flow(1, "/items?page=1", Headers.of("Accept", "application/json", "X-Trace", "1"), 200,
+    RecordedFlow a = flow(1, "/items?page=1", Headers.of("Accept", "application/json", "X-Trace", "1"), 200,
         Headers.of("Content-Type", "text/plain"), "one\ntwo\nthree\n");
-    Flow b = flow(2, "/items?page=2", Headers.of("Accept", "text/html", "Cookie", "s=1"), 404,
+    RecordedFlow b = flow(2, "/items?page=2", Headers.of("Accept", "text/html", "Cookie", "s=1"), 404,
         Headers.of("Content-Type", "text/plain"), "one\n2\nthree\n");
     DiffViewModel vm = new DiffViewModel(Runnable::run, Runnable::run);
     vm.compare(a, b);
@@ -60,11 +60,11 @@ class DiffViewModelTest {
 
   @Test
   void originalVsModifiedShowsWhatARuleChanged() {
-    Flow f = flow(5, "/a", Headers.of("Accept", "*/*"), 200, Headers.of("Server", "origin"), "{\"ok\":false}");
+    RecordedFlow f = flow(5, "/a", Headers.of("Accept", "*/*"), 200, Headers.of("Server", "origin"), "{\"ok\":false}");
     f.requestModified(new RequestHead("GET", "https", "api.test", 443, "/a", "HTTP/2",
-        Headers.of("Accept", "*/*", "X-Debug", "1")), Body.of(new byte[0]));
+        Headers.of("Accept", "*/*", "X-Debug", "1")), RecordedBody.of(new byte[0]));
     f.responseModified(new ResponseHead(200, "", "HTTP/2", Headers.of("Server", "origin")),
-        Body.of("{\"ok\":true}".getBytes(StandardCharsets.UTF_8)));
+        RecordedBody.of("{\"ok\":true}".getBytes(StandardCharsets.UTF_8)));
     f.modifiedBy("rule \"debug header\"");
 
     DiffViewModel vm = new DiffViewModel(Runnable::run, Runnable::run);
@@ -85,8 +85,8 @@ class DiffViewModelTest {
   void anOlderResultArrivingLateIsDropped() {
     java.util.ArrayDeque<Runnable> background = new java.util.ArrayDeque<>();
     DiffViewModel vm = new DiffViewModel(Runnable::run, background::add);
-    Flow a = flow(1, "/a", Headers.EMPTY, 200, Headers.EMPTY, "a");
-    Flow b = flow(2, "/b", Headers.EMPTY, 200, Headers.EMPTY, "b");
+    RecordedFlow a = flow(1, "/a", Headers.EMPTY, 200, Headers.EMPTY, "a");
+    RecordedFlow b = flow(2, "/b", Headers.EMPTY, 200, Headers.EMPTY, "b");
     vm.compare(a, b);
     vm.compare(b, b);
     assertThat(vm.loadingProperty().get()).isTrue();

@@ -2,23 +2,24 @@ package dev.loupe.ui.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.DiffInput;
+import dev.loupe.engine.api.session.FlowDiff;
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.DiffInput;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.FlowDiff;
-import dev.loupe.engine.session.Session;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -50,10 +51,10 @@ class SessionDiffViewModelTest {
   private Path session(String name, String... pathStatusBody) throws Exception {
     Path file = dir.resolve(name);
     try (Session s = Session.open(file, dir)) {
-      FlowStore store = new FlowStore();
+      RecordingStore store = new RecordingStore();
       s.record(store, p -> { });
       for (int i = 0; i < pathStatusBody.length; i += 3) {
-        Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
         f.timings().requestStart(System.nanoTime());
         f.request(new RequestHead("GET", "http", "h.test", 80, pathStatusBody[i], "HTTP/1.1", Headers.EMPTY));
         store.add(f);

@@ -9,6 +9,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.ui.common.FxThread;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +95,7 @@ class HarExportViewModelTest {
     List<Flow> out = new ArrayList<>(n);
     byte[] body = "x".repeat(bodyBytes).getBytes(StandardCharsets.US_ASCII);
     for (int i = 0; i < n; i++) {
-      Flow f = new Flow(i + 1, Instant.now(), new CapturePolicy(1 << 20, false, dir));
+      RecordedFlow f = new RecordedFlow(i + 1, Instant.now(), new CapturePolicy(1 << 20, false, dir));
       f.clientProtocol("HTTP/1.1");
       f.request(new RequestHead("GET", "https", "example.test", 443, "/item/" + i, "HTTP/1.1", Headers.of("Host", "example.test")));
       f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Type", "text/plain")));

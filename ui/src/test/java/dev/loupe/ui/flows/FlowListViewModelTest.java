@@ -3,12 +3,12 @@ package dev.loupe.ui.flows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.common.FxThread;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -49,14 +49,14 @@ class FlowListViewModelTest {
     }
   }
 
-  private Flow flow(FlowStore store, String method, String host, String path) {
-    Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
+  private RecordedFlow flow(RecordingStore store, String method, String host, String path) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spillDir));
     f.clientProtocol("HTTP/2");
     f.request(new RequestHead(method, "https", host, 443, path, "HTTP/2", Headers.EMPTY));
     return f;
   }
 
-  private static void respond(Flow f, int status, String type, int bytes) {
+  private static void respond(RecordedFlow f, int status, String type, int bytes) {
     f.serverProtocol("HTTP/1.1");
     f.response(new ResponseHead(status, "", "HTTP/1.1", Headers.of(List.of(new Headers.Field("content-type", type)))));
     f.responseBody().append(ByteBuffer.wrap(new byte[bytes]));
@@ -72,11 +72,11 @@ class FlowListViewModelTest {
 
   @Test
   void flowsBecomeRowsInArrivalOrderAndUpdatesReplaceTheirRow() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
-      Flow a = flow(store, "GET", "example.com", "/a");
-      Flow b = flow(store, "POST", "api.example.com", "/b?x=1");
+      RecordedFlow a = flow(store, "GET", "example.com", "/a");
+      RecordedFlow b = flow(store, "POST", "api.example.com", "/b?x=1");
       store.add(a);
       store.add(b);
       pulse(vm, fx);
@@ -100,13 +100,13 @@ class FlowListViewModelTest {
 
   @Test
   void aBurstOfEventsIsOneBatchWithOneAdditionPerBatch() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
       List<ListChangeListener.Change<? extends FlowRow>> changes = new ArrayList<>();
       vm.rows().addListener((ListChangeListener<FlowRow>) c -> changes.add(c));
       for (int i = 0; i < 5_000; i++) {
-        Flow f = flow(store, "GET", "h" + (i % 50) + ".example", "/" + i);
+        RecordedFlow f = flow(store, "GET", "h" + (i % 50) + ".example", "/" + i);
         store.add(f);
         for (int u = 0; u < 3; u++) {
           store.updated(f); // coalesced: the newest state per flow wins
@@ -123,11 +123,11 @@ class FlowListViewModelTest {
 
   @Test
   void theFilterNarrowsTheVisibleRowsAndASyntaxErrorKeepsThePreviousOne() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
-      Flow ok = flow(store, "GET", "example.com", "/ok");
-      Flow bad = flow(store, "POST", "api.example.com", "/fail");
+      RecordedFlow ok = flow(store, "GET", "example.com", "/ok");
+      RecordedFlow bad = flow(store, "POST", "api.example.com", "/fail");
       store.add(ok);
       store.add(bad);
       respond(ok, 200, "text/html", 10);
@@ -154,7 +154,7 @@ class FlowListViewModelTest {
 
   @Test
   void thePulseAppliesBatchesByItself() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 30, Runnable::run)) {
       store.add(flow(store, "GET", "example.com", "/pulsed"));
@@ -172,12 +172,12 @@ class FlowListViewModelTest {
 
   @Test
   void theFilterRunsOnAWorkerAndOnlyTheNewestAnswerIsAppliedWithRowsUpdatedMeanwhileMatchedAnew() {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     java.util.concurrent.LinkedBlockingQueue<Runnable> worker = new java.util.concurrent.LinkedBlockingQueue<>();
     try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, worker::add)) {
-      Flow done = flow(store, "GET", "example.com", "/done");
-      Flow late = flow(store, "POST", "example.com", "/late");
+      RecordedFlow done = flow(store, "GET", "example.com", "/done");
+      RecordedFlow late = flow(store, "POST", "example.com", "/late");
       store.add(done);
       store.add(late);
       respond(done, 404, "text/html", 10);

@@ -2,14 +2,15 @@ package dev.loupe.ui.flows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SortKey;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SessionFlowListTest {
   @TempDir Path dir;
 
-  private Flow record(FlowStore store, int i, String method, int status, String body) {
-    Flow f = new Flow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusMillis(i),
+  private RecordedFlow record(RecordingStore store, int i, String method, int status, String body) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusMillis(i),
         new CapturePolicy(1 << 20, true, dir));
     f.clientProtocol("HTTP/1.1");
     f.timings().requestStart(1);
@@ -54,7 +55,7 @@ class SessionFlowListTest {
 
   @Test
   void storedAndLiveFlowsShowTogetherFilteredAndSortedByTheStore() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     ManualFx fx = new ManualFx();
     try (Session session = Session.open(dir.resolve("t.loupe"), dir)) {
       session.record(store, p -> { });
@@ -74,7 +75,7 @@ class SessionFlowListTest {
         assertThat(vm.rows().get(1234).flow().responseBody().bytes()).asString().isEqualTo("body 1234");
 
         // two new flows: one live still in flight, one ended
-        Flow inFlight = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
+        RecordedFlow inFlight = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
         inFlight.timings().requestStart(1);
         inFlight.request(new RequestHead("POST", "https", "late.example", 443, "/late", "HTTP/1.1", Headers.EMPTY));
         store.add(inFlight);

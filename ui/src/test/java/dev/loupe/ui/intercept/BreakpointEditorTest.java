@@ -2,11 +2,11 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.shell.Screenshots;
 import dev.loupe.ui.shell.Themes;
@@ -41,14 +41,14 @@ import org.testfx.util.WaitForAsyncUtils;
 @ExtendWith(ApplicationExtension.class)
 @Timeout(120)
 class BreakpointEditorTest {
-  private final InterceptService service = new InterceptService();
+  private final InterceptService service = InterceptService.create();
   private InterceptControls controls;
   private Stage main;
 
   @Start
   void start(Stage stage) {
     main = stage;
-    controls = new InterceptControls(service, Platform::runLater, f -> { }, () -> main, s -> { });
+    controls = new InterceptControls(service, Platform::runLater, () -> main, s -> { });
     StackPane root = new StackPane(controls.statusLabel());
     Scene scene = new Scene(root, 300, 100);
     Themes.apply(scene, Settings.Theme.LIGHT);

@@ -2,11 +2,11 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
-import dev.loupe.engine.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import dev.loupe.ui.common.HeaderEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** The paused-flow editor's model on real paused flows (a real InterceptService, no proxy, no display). */
 class BreakpointEditorViewModelTest {
-  private final InterceptService service = new InterceptService();
+  private final InterceptService service = InterceptService.create();
 
   @AfterEach
   void close() {

@@ -1,16 +1,18 @@
 package dev.loupe.ui.intercept;
 
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.PausedFlow;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Interception;
-import dev.loupe.engine.intercept.PausedFlow;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
-import dev.loupe.engine.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.intercept.Interception;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -44,9 +46,9 @@ final class PausedFlows {
     if (service.breakpoints().entries().stream().noneMatch(Breakpoint::request)) {
       service.breakpoints().add(new Breakpoint(null, "", true, false, true));
     }
-    Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(draft.toHead());
-    Interception ic = service.begin(flow);
+    Interception ic = DefaultInterceptService.of(service).begin(flow);
     if (ic == null) {
       throw new IllegalStateException("no breakpoint wants " + draft);
     }
@@ -63,9 +65,9 @@ final class PausedFlows {
     if (service.breakpoints().entries().stream().noneMatch(Breakpoint::response)) {
       service.breakpoints().add(new Breakpoint(null, "", false, true, true));
     }
-    Flow flow = new Flow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
+    RecordedFlow flow = new RecordedFlow(IDS.incrementAndGet(), Instant.now(), CapturePolicy.defaults());
     flow.request(request.toHead());
-    Interception ic = service.begin(flow);
+    Interception ic = DefaultInterceptService.of(service).begin(flow);
     CompletableFuture<ResponseOutcome> out = ic.response(request, response).toCompletableFuture();
     PausedFlow p = service.paused(flow.id());
     if (p == null) {

@@ -2,10 +2,10 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.RewriteOp;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.RewriteOp;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -2,10 +2,10 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The rules window's list model over a real InterceptService. */
 class RulesListModelTest {
   @TempDir Path dir;
-  private final InterceptService service = new InterceptService();
+  private final InterceptService service = InterceptService.create();
   private final List<Runnable> posted = new ArrayList<>();
   private final InterceptListModel<Rule> rules = new InterceptListModel<>(service.rules(), posted::add, "rule");
 

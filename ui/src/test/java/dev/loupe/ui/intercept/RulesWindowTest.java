@@ -2,10 +2,10 @@ package dev.loupe.ui.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.intercept.Breakpoint;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Rule;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.api.intercept.Breakpoint;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Rule;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.shell.Screenshots;
 import dev.loupe.ui.shell.Themes;
@@ -41,7 +41,7 @@ import org.testfx.util.WaitForAsyncUtils;
 @Timeout(120)
 class RulesWindowTest {
   @TempDir Path dir;
-  private final InterceptService service = new InterceptService();
+  private final InterceptService service = InterceptService.create();
   private InterceptListModel<Rule> rules;
   private InterceptListModel<Breakpoint> breakpoints;
   private RulesWindow window;
@@ -213,10 +213,10 @@ class RulesWindowTest {
     robot.clickOn("#rule-save");
     assertThat(service.rules().entries()).singleElement().satisfies(r -> assertThat(r.action()).isEqualTo(
         new RuleAction.Rewrite(List.of(
-            new dev.loupe.engine.intercept.RewriteOp(dev.loupe.engine.intercept.RewriteOp.Side.REQUEST,
-                dev.loupe.engine.intercept.RewriteOp.Kind.SET_HEADER, "X-Debug", "on"),
-            new dev.loupe.engine.intercept.RewriteOp(dev.loupe.engine.intercept.RewriteOp.Side.RESPONSE,
-                dev.loupe.engine.intercept.RewriteOp.Kind.REPLACE_BODY, "\"debug\":false", "\"debug\":true")))));
+            new dev.loupe.engine.api.intercept.RewriteOp(dev.loupe.engine.api.intercept.RewriteOp.Side.REQUEST,
+                dev.loupe.engine.api.intercept.RewriteOp.Kind.SET_HEADER, "X-Debug", "on"),
+            new dev.loupe.engine.api.intercept.RewriteOp(dev.loupe.engine.api.intercept.RewriteOp.Side.RESPONSE,
+                dev.loupe.engine.api.intercept.RewriteOp.Kind.REPLACE_BODY, "\"debug\":false", "\"debug\":true")))));
   }
 
   @Test

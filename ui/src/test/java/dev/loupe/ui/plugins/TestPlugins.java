@@ -1,9 +1,9 @@
 package dev.loupe.ui.plugins;
 
-import dev.loupe.engine.intercept.Plugins;
-import dev.loupe.engine.intercept.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins.PluginInfo;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.PluginHost;
+import dev.loupe.engine.internal.intercept.PluginHost;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import dev.loupe.spi.PluginContext;

@@ -3,16 +3,16 @@ package dev.loupe.ui.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.ImportReport;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.model.ImportReport;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SessionManagerTest {
   @TempDir Path dir;
 
-  private static void flow(FlowStore store, String path) {
-    Flow f = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+  private static void flow(RecordingStore store, String path) {
+    RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(1);
     f.request(new RequestHead("GET", "http", "example.com", 80, path, "HTTP/1.1", Headers.EMPTY));
     store.add(f);
@@ -47,7 +47,7 @@ class SessionManagerTest {
   @Test
   void untitledSessionsSaveAsOpenImportExportAndRecent() throws Exception {
     Path conf = dir.resolve("conf");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     List<Session> switched = new ArrayList<>();
     try (SessionManager m = new SessionManager(conf, store, dir)) {
       m.addListener(switched::add);
@@ -89,7 +89,7 @@ class SessionManagerTest {
       assertThat(m.recent()).as("untitled sessions with flows are kept and listed").hasSizeGreaterThanOrEqualTo(2);
       assertThat(switched).hasSize(5);
     }
-    try (SessionManager again = new SessionManager(conf, new FlowStore(), dir)) {
+    try (SessionManager again = new SessionManager(conf, new RecordingStore(), dir)) {
       again.start(null);
       assertThat(again.restorable()).as("closed cleanly: nothing to restore").isNull();
     }
@@ -98,7 +98,7 @@ class SessionManagerTest {
   @Test
   void aSessionNotClosedCleanlyIsOfferedBackWithItsFlows() throws Exception {
     Path conf = dir.resolve("conf");
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     SessionManager crashed = new SessionManager(conf, store, dir);
     Session s = crashed.start(null);
     for (int i = 0; i < 10; i++) {
@@ -117,7 +117,7 @@ class SessionManagerTest {
     Path copied = copyDir.resolve("sessions").resolve(file.getFileName());
     Files.write(copyDir.resolve("sessions").resolve("state"), List.of(copied.toString(), "open"));
 
-    FlowStore next = new FlowStore();
+    RecordingStore next = new RecordingStore();
     try (SessionManager m = new SessionManager(copyDir, next, dir)) {
       m.start(null);
       assertThat(m.restorable()).isEqualTo(copied);
@@ -130,7 +130,7 @@ class SessionManagerTest {
 
   @Test
   void aFileThatIsNotASessionIsRefusedAndTheCurrentOneStays() throws Exception {
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (SessionManager m = new SessionManager(dir.resolve("conf"), store, dir)) {
       Session current = m.start(null);
       Path bad = Files.writeString(dir.resolve("bad.loupe"), "not a database at all, just some text of ".repeat(4));

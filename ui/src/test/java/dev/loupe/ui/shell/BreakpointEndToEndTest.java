@@ -2,8 +2,8 @@ package dev.loupe.ui.shell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.Breakpoint;
 import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.intercept.Breakpoint;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;

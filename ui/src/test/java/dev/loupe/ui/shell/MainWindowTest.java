@@ -65,8 +65,10 @@ class MainWindowTest {
     }
     @SuppressWarnings("unchecked")
     TableView<FlowRow> table = robot.lookup("#flow-table").queryAs(TableView.class);
+    // the status comes with the response head, the size once the body has been seen: wait for both
     WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS,
-        () -> table.getItems().size() == 3 && table.getItems().stream().allMatch(r -> r.status() != 0));
+        () -> table.getItems().size() == 3 && table.getItems().stream().allMatch(r -> r.status() != 0)
+            && table.getItems().get(2).size() == 2048);
     assertThat(table.getItems()).extracting(FlowRow::path)
         .containsExactly("/status/200?first", "/status/404?second", "/bytes/2048?third");
     assertThat(table.getItems().get(2).size()).isEqualTo(2048);

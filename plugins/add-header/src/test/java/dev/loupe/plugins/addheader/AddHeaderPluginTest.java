@@ -2,7 +2,7 @@ package dev.loupe.plugins.addheader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loupe.engine.intercept.Plugins;
+import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.spi.Plugin;
 import dev.loupe.testing.ProxyFixture;

@@ -4,13 +4,15 @@ import dev.loupe.engine.api.AccessLog;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.EngineRuntime;
 import dev.loupe.engine.api.ListenAddress;
+import dev.loupe.engine.api.intercept.InterceptService;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import dev.loupe.engine.internal.http3.Http3Listener;
 import dev.loupe.engine.internal.http3.QuicServerContexts;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.relay.ClientInitializer;
 import dev.loupe.engine.internal.relay.EngineContext;
 import dev.loupe.engine.internal.relay.Http2Codecs;
@@ -58,7 +60,7 @@ public final class EngineBootstrap implements EngineRuntime {
     @Override
     public EngineRuntime start(EngineConfig config, FlowStore store, InterceptService intercept, AccessLog accessLog)
         throws IOException {
-      return new EngineBootstrap(config, store, intercept, accessLog);
+      return new EngineBootstrap(config, store, DefaultInterceptService.of(intercept), accessLog);
     }
 
     @Override
@@ -73,7 +75,7 @@ public final class EngineBootstrap implements EngineRuntime {
   }
 
   private final EngineConfig config;
-  private final FlowStore store;
+  private final RecordingStore store;
   private final AccessLog accessLog;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -97,14 +99,14 @@ public final class EngineBootstrap implements EngineRuntime {
   private final Set<Channel> clientListeners = ConcurrentHashMap.newKeySet();
   private final AutoCloseable pluginObserver;
 
-  private EngineBootstrap(EngineConfig config, FlowStore store, InterceptService intercept, AccessLog accessLog)
+  private EngineBootstrap(EngineConfig config, FlowStore store, DefaultInterceptService intercept, AccessLog accessLog)
       throws IOException {
     this.config = config;
-    this.store = store;
+    this.store = RecordingStore.of(store);
     this.accessLog = accessLog;
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
     this.connector = connector(config, blocking);
-    this.ctx = new EngineContext(config, store, connector, new MitmContexts(config.certificates(), blocking), blocking,
+    this.ctx = new EngineContext(config, this.store, connector, new MitmContexts(config.certificates(), blocking), blocking,
         intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");

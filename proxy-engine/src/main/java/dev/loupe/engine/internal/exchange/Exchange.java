@@ -6,8 +6,9 @@ import static dev.loupe.engine.internal.exchange.ExchangeEvent.*;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +47,8 @@ public final class Exchange {
   private static final java.util.Set<String> IDEMPOTENT =
       java.util.Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
-  private final Flow flow;
-  private final FlowStore store;
+  private final RecordedFlow flow;
+  private final RecordingStore store;
   private final LongSupplier clock;
   private final ArrayDeque<ExchangeEvent> heldWhileConnecting = new ArrayDeque<>();
   private RequestState requestState = RequestState.AWAITING_HEADERS;
@@ -65,13 +66,13 @@ public final class Exchange {
    */
   private List<RequestDataReceived> resendable;
 
-  public Exchange(Flow flow, FlowStore store, LongSupplier clock) {
+  public Exchange(RecordedFlow flow, RecordingStore store, LongSupplier clock) {
     this.flow = Objects.requireNonNull(flow, "flow");
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  public Flow flow() {
+  public RecordedFlow flow() {
     return flow;
   }
 

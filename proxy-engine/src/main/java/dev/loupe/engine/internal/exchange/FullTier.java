@@ -1,18 +1,18 @@
 package dev.loupe.engine.internal.exchange;
 
-import dev.loupe.engine.util.ByteSizes;
-import dev.loupe.engine.flow.Body;
-import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.api.intercept.ContentCoding;
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.api.intercept.RuleAction;
+import dev.loupe.engine.api.util.ByteSizes;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.ContentCoding;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
-import dev.loupe.engine.intercept.ResponseOutcome;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +129,7 @@ public final class FullTier {
 
   // ---- state -----------------------------------------------------------------------------------
 
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final String method;
   private final LongSupplier clock;
   private final int limit;
@@ -165,7 +165,7 @@ public final class FullTier {
    * @param clock  nanoseconds, monotonic
    * @param limit  the most body held ({@link #BODY_LIMIT} outside tests)
    */
-  public FullTier(Flow flow, LongSupplier clock, int limit) {
+  public FullTier(RecordedFlow flow, LongSupplier clock, int limit) {
     this.flow = Objects.requireNonNull(flow, "flow");
     this.method = flow.request().method();
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -291,7 +291,7 @@ public final class FullTier {
     RequestHead sending = head.withHeaders(withLength(head.headers().without("expect"), body.length,
         body.length > 0 || original.headers().contains("content-length")));
     if (!draft.sameAs(original)) {
-      flow.requestModified(sending, Body.of(body));
+      flow.requestModified(sending, RecordedBody.of(body));
     }
     sent = draft;
     phase = Phase.SENDING_REQUEST;
@@ -346,7 +346,7 @@ public final class FullTier {
       emit(new AnswerLocally(head, body));
     } else {
       if (!draft.sameAs(originResponse)) {
-        flow.responseModified(head, Body.of(body));
+        flow.responseModified(head, RecordedBody.of(body));
       }
       emit(new DeliverHead(head));
     }

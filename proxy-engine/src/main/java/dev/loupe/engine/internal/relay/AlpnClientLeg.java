@@ -7,6 +7,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
@@ -111,7 +112,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
     }
     failureRecorded = true;
     Channel ch = ctx.channel();
-    Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
+    RecordedFlow flow = new RecordedFlow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(new ConnectionInfo(ConnectionIds.of(ch), (InetSocketAddress) ch.remoteAddress(),

@@ -1,6 +1,6 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.flow.Body;
+import dev.loupe.engine.internal.record.RecordedBody;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 final class Capture {
   private Capture() {}
 
-  static void append(Body body, ByteBuf data) {
+  static void append(RecordedBody body, ByteBuf data) {
     if (data.nioBufferCount() == 1) {
       body.append(data.nioBuffer());
     } else {

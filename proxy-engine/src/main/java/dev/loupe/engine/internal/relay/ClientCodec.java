@@ -10,6 +10,7 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -91,9 +92,9 @@ abstract class ClientCodec {
    * A new flow for a request on this connection or stream: its protocol (of {@link #request()},
    * else the side's), where it travels, and whether the connection served requests before.
    */
-  Flow newFlow(long id, CapturePolicy capture) {
+  RecordedFlow newFlow(long id, CapturePolicy capture) {
     ConnectionInfo connection = connection();
-    Flow flow = new Flow(id, Instant.now(), capture);
+    RecordedFlow flow = new RecordedFlow(id, Instant.now(), capture);
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol(request != null ? request.protocol() : side.protocol());
     describe(flow);
@@ -119,7 +120,7 @@ abstract class ClientCodec {
   }
 
   /** Records on a new flow where on the connection it travels (its stream). */
-  void describe(Flow flow) {}
+  void describe(RecordedFlow flow) {}
 
   /** Why the client went away, when it said (an HTTP/3 stream cancelled), else null. */
   String goneReason() {

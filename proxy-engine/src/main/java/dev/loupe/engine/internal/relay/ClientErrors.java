@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
@@ -29,7 +30,7 @@ final class ClientErrors {
 
   /** Refuses a request the origin must never see: records it as failed, answers, closes. */
   void reject(ClientRequest req, int status, String reason) {
-    Flow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
+    RecordedFlow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
     flow.timings().requestStart(System.nanoTime());
     flow.request(RequestHeads.refused(side, req));
     engine.store().add(flow);
@@ -67,7 +68,7 @@ final class ClientErrors {
   }
 
   /** The exchange failed before its response (502, 504...): a page naming the cause of {@code flow}'s error. */
-  void exchangeFailed(ExchangeCommand.SendErrorResponse e, Flow flow) {
+  void exchangeFailed(ExchangeCommand.SendErrorResponse e, RecordedFlow flow) {
     FlowError err = flow.error();
     page(e.status(), e.reason(), e.detail(), err == null ? null : err.kind(), codec.closesAfter());
   }

@@ -8,6 +8,7 @@ import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -151,7 +152,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     }
     RequestHead head = ((RequestHeads.Forward) decision).head();
     codec.begin(req);
-    Flow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
+    RecordedFlow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
     flow.timings().requestStart(now);
     exchange = new Exchange(flow, engine.store(), System::nanoTime);
     if (!req.webSocket()) {

@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.internal.protocol.http1.RequestTargets;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -149,13 +150,13 @@ final class ConnectHandler extends ChannelInboundHandlerAdapter {
     // channelRead, which holds them). An encoder stays for the 200 or the 502.
     p.replace(Pipelines.HTTP_SERVER_CODEC, RESPONSE_ENCODER, new HttpResponseEncoder());
     boolean tunnel = tier == FlowTier.TUNNEL;
-    Flow flow = tunnel ? TunnelRelay.newTunnelFlow(engine, host, port, clientInfo)
-        : new Flow(0, Instant.now(), engine.config().capture()); // timings of the dial, recorded if it fails
+    RecordedFlow flow = tunnel ? TunnelRelay.newTunnelFlow(engine, host, port, clientInfo)
+        : new RecordedFlow(0, Instant.now(), engine.config().capture()); // timings of the dial, recorded if it fails
     flow.timings().requestStart(System.nanoTime());
     engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, flow).addListener(f -> {
       UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
       if (r.error() != null) {
-        Flow failed = tunnel ? flow : TunnelRelay.newConnectFlow(engine, host, port, clientInfo, FlowTier.RELAY);
+        RecordedFlow failed = tunnel ? flow : TunnelRelay.newConnectFlow(engine, host, port, clientInfo, FlowTier.RELAY);
         failed.fail(r.error());
         engine.store().completed(failed);
         badGateway(r.error());

@@ -1,7 +1,7 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
-import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.tls.MitmContexts;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import java.util.concurrent.ExecutorService;
@@ -19,11 +19,11 @@ import java.util.concurrent.ExecutorService;
  *                  listener is up (e.g. {@code h3=":8443"; ma=86400}), else null
  */
 public record EngineContext(
-    EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
-    dev.loupe.engine.intercept.InterceptService intercept, java.util.concurrent.atomic.AtomicReference<String> altSvc) {
+    EngineConfig config, RecordingStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
+    dev.loupe.engine.internal.intercept.DefaultInterceptService intercept, java.util.concurrent.atomic.AtomicReference<String> altSvc) {
   public EngineContext(
-      EngineConfig config, FlowStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
-      dev.loupe.engine.intercept.InterceptService intercept) {
+      EngineConfig config, RecordingStore store, UpstreamConnector connector, MitmContexts mitm, ExecutorService blocking,
+      dev.loupe.engine.internal.intercept.DefaultInterceptService intercept) {
     this(config, store, connector, mitm, blocking, intercept, new java.util.concurrent.atomic.AtomicReference<>());
   }
 }

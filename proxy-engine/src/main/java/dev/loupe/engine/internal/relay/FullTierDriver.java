@@ -1,17 +1,17 @@
 package dev.loupe.engine.internal.relay;
 
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.Interception;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseOutcome;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.exchange.FullTier;
+import dev.loupe.engine.internal.intercept.Interception;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -47,7 +47,7 @@ final class FullTierDriver {
   private final ClientErrors errors;
   private final Exchange ex;
   private final Interception interception;
-  private final FlowStore store;
+  private final RecordingStore store;
   private final EventExecutor loop;
   private final FullTier tier;
   private ScheduledFuture<?> timer;
@@ -55,7 +55,7 @@ final class FullTierDriver {
 
   /** Takes {@code ex} to the full tier: its flow is recorded (shown, and pausable) while held. */
   FullTierDriver(ClientLeg leg, ClientCodec codec, ClientErrors errors, Exchange ex, Interception interception,
-      FlowStore store, EventExecutor loop) {
+      RecordingStore store, EventExecutor loop) {
     this.leg = leg;
     this.codec = codec;
     this.errors = errors;
@@ -63,7 +63,7 @@ final class FullTierDriver {
     this.interception = interception;
     this.store = store;
     this.loop = loop;
-    Flow flow = ex.flow();
+    RecordedFlow flow = ex.flow();
     flow.tier(FlowTier.FULL);
     this.tier = new FullTier(flow, System::nanoTime, FullTier.BODY_LIMIT);
     ex.markRecorded();

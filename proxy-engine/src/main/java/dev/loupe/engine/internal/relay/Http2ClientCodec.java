@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,7 +37,7 @@ class Http2ClientCodec extends ClientCodec {
   }
 
   @Override
-  void describe(Flow flow) {
+  void describe(RecordedFlow flow) {
     if (ctx.channel() instanceof Http2StreamChannel stream) {
       flow.clientStreamId(stream.stream().id());
     }

@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,7 +38,7 @@ final class Http3ClientCodec extends Http2ClientCodec {
   }
 
   @Override
-  void describe(Flow flow) {
+  void describe(RecordedFlow flow) {
     if (ctx.channel() instanceof QuicStreamChannel stream) {
       flow.clientStreamId((int) Math.min(stream.streamId(), Integer.MAX_VALUE));
       flow.clientQuicConnectionId(Http3Streams.connectionIdHex(stream.parent()));

@@ -1,14 +1,15 @@
 package dev.loupe.engine.internal.relay;
 
+import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.LegSlot;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
@@ -62,7 +63,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   }
 
   private final Owner owner;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final UpstreamConnection connection;
   private final UpstreamConnector connector;
   private final String authority;
@@ -72,7 +73,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   private boolean responseEnded;
   private boolean detached;
 
-  ServerLeg(Owner owner, Flow flow, UpstreamConnection connection, UpstreamConnector connector) {
+  ServerLeg(Owner owner, RecordedFlow flow, UpstreamConnection connection, UpstreamConnector connector) {
     this.owner = owner;
     this.flow = flow;
     this.connection = connection;
@@ -87,7 +88,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
    * to it, whose events go to {@code owner}, or the error. A connection that arrives when {@code
    * wanted} says no (the exchange ended meanwhile) goes back to the pool unused.
    */
-  static void open(UpstreamConnector connector, Owner owner, Flow flow, ExchangeCommand.OpenUpstream o,
+  static void open(UpstreamConnector connector, Owner owner, RecordedFlow flow, ExchangeCommand.OpenUpstream o,
       UpstreamChoice choice, EventLoop loop, BooleanSupplier wanted, BiConsumer<ServerLeg, FlowError> then) {
     if (choice.http3Off() != null) {
       flow.http3Status(choice.http3Off());

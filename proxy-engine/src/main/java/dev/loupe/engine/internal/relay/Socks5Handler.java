@@ -4,6 +4,7 @@ import dev.loupe.engine.api.AccessLog;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -291,7 +292,7 @@ final class Socks5Handler extends ByteToMessageDecoder {
       p.remove(this); // bytes behind the request go to the sniffer as its first
       return;
     }
-    Flow flow = TunnelRelay.newTunnelFlow(engine, host, port, client);
+    RecordedFlow flow = TunnelRelay.newTunnelFlow(engine, host, port, client);
     flow.clientProtocol("SOCKS5");
     engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, flow).addListener(f -> {
       UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();

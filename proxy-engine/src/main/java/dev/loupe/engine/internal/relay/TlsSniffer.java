@@ -2,6 +2,7 @@ package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -125,7 +126,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
 
   private void tunnel(ChannelHandlerContext ctx, ByteBuf first) {
     decided = true;
-    Flow flow = TunnelRelay.newTunnelFlow(engine, host, port, clientInfo);
+    RecordedFlow flow = TunnelRelay.newTunnelFlow(engine, host, port, clientInfo);
     engine.connector().acquire(ctx.channel().eventLoop(), "tcp", host, port, flow).addListener(f -> {
       UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
       if (r.error() != null || !ctx.channel().isActive()) {

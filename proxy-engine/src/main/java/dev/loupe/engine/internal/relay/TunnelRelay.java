@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -19,23 +20,23 @@ import java.time.Instant;
  */
 final class TunnelRelay extends PeerRelay {
   private final EngineContext engine;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final boolean fromClient;
 
-  private TunnelRelay(EngineContext engine, Flow flow, Channel peer, boolean fromClient) {
+  private TunnelRelay(EngineContext engine, RecordedFlow flow, Channel peer, boolean fromClient) {
     super(peer);
     this.engine = engine;
     this.flow = flow;
     this.fromClient = fromClient;
   }
 
-  static Flow newTunnelFlow(EngineContext engine, String host, int port, ConnectionInfo client) {
+  static RecordedFlow newTunnelFlow(EngineContext engine, String host, int port, ConnectionInfo client) {
     return newConnectFlow(engine, host, port, client, FlowTier.TUNNEL);
   }
 
   /** A flow for a CONNECT request to {@code host:port} itself, added to the store. */
-  static Flow newConnectFlow(EngineContext engine, String host, int port, ConnectionInfo client, FlowTier tier) {
-    Flow flow = new Flow(engine.store().nextId(), Instant.now(), engine.config().capture());
+  static RecordedFlow newConnectFlow(EngineContext engine, String host, int port, ConnectionInfo client, FlowTier tier) {
+    RecordedFlow flow = new RecordedFlow(engine.store().nextId(), Instant.now(), engine.config().capture());
     flow.tier(tier);
     flow.clientProtocol("HTTP/1.1");
     flow.clientConnection(client);
@@ -50,7 +51,7 @@ final class TunnelRelay extends PeerRelay {
    * Relays between {@code client} and the server connection, starting with {@code first} (bytes
    * the client already sent, or null). The caller removes its own handlers afterwards.
    */
-  static void start(EngineContext engine, Flow flow, Channel client, UpstreamConnection server, ByteBuf first) {
+  static void start(EngineContext engine, RecordedFlow flow, Channel client, UpstreamConnection server, ByteBuf first) {
     Channel s = server.channel();
     flow.serverConnection(server.info());
     flow.timings().sendStart(System.nanoTime());

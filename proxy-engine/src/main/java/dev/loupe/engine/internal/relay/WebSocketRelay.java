@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,7 +28,7 @@ import java.time.Instant;
 final class WebSocketRelay extends PeerRelay {
   private final EngineContext engine;
   private final Exchange exchange;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final WebSocketMessage.Direction direction;
   private ChannelHandlerContext ctx;
 

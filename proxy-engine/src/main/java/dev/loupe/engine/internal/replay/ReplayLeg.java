@@ -1,16 +1,17 @@
 package dev.loupe.engine.internal.replay;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Replayer;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.Replayer;
 import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.exchange.ResponseTimer;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.Http3Upstreams;
 import dev.loupe.engine.internal.upstream.LegSlot;
@@ -60,7 +61,7 @@ import java.util.function.Consumer;
  */
 final class ReplayLeg extends ChannelInboundHandlerAdapter {
   private final Replays.Context ctx;
-  private final Flow flow;
+  private final RecordedFlow flow;
   private final ReplayRequest request;
   private final Replayer.Protocol protocol;
   private final Consumer<Flow> onDone;
@@ -79,7 +80,7 @@ final class ReplayLeg extends ChannelInboundHandlerAdapter {
   private boolean bodyRecorded;
   private boolean reported;
 
-  ReplayLeg(Replays.Context ctx, Flow flow, ReplayRequest request, Replayer.Protocol protocol,
+  ReplayLeg(Replays.Context ctx, RecordedFlow flow, ReplayRequest request, Replayer.Protocol protocol,
       Consumer<Flow> onDone) {
     this.ctx = ctx;
     this.flow = flow;

@@ -1,8 +1,8 @@
 package dev.loupe.engine.internal.replay;
 
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
-import dev.loupe.engine.intercept.RequestDraft;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeaders;

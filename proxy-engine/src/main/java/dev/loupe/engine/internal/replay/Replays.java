@@ -1,15 +1,16 @@
 package dev.loupe.engine.internal.replay;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.upstream.Http3Upstreams;
-import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamTls;
 import io.netty.channel.EventLoop;
 import java.time.Instant;
 import java.util.Objects;
@@ -45,7 +46,7 @@ public final class Replays {
    * @param blocking where the returned stage is completed, so callers' continuations do not run on
    *                 the event loop (inline when it is shut down)
    */
-  public record Context(EngineConfig config, FlowStore store, UpstreamConnector connector, EventLoop loop,
+  public record Context(EngineConfig config, RecordingStore store, UpstreamConnector connector, EventLoop loop,
       Executor blocking) {
     public Context {
       Objects.requireNonNull(config, "config");
@@ -72,7 +73,7 @@ public final class Replays {
     if (protocol == Replayer.Protocol.H3 && !request.head().scheme().equals("https")) {
       throw new IllegalArgumentException("HTTP/3 needs an https:// URL: " + draft.url());
     }
-    Flow flow = new Flow(ctx.store().nextId(), Instant.now(), ctx.config().capture());
+    RecordedFlow flow = new RecordedFlow(ctx.store().nextId(), Instant.now(), ctx.config().capture());
     flow.tier(FlowTier.FULL);
     flow.replayOf(replayOf);
     flow.timings().requestStart(System.nanoTime());

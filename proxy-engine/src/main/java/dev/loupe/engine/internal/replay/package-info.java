@@ -1,5 +1,5 @@
 /**
- * Requests Loupe sends itself (replay and composer, {@link dev.loupe.engine.intercept.Replayer}):
+ * Requests Loupe sends itself (replay and composer, {@link dev.loupe.engine.api.intercept.Replayer}):
  * {@link dev.loupe.engine.internal.replay.Replays} records each as a new flow and runs it through the
  * engine's server-leg connector on one of the engine's event loops.
  */

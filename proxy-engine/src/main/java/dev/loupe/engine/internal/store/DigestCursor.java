@@ -1,12 +1,12 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.api.session.model.BodyDigest;
+import dev.loupe.engine.api.session.model.DigestSource;
+import dev.loupe.engine.api.session.model.FlowDigest;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.session.model.BodyDigest;
-import dev.loupe.engine.session.model.DigestSource;
-import dev.loupe.engine.session.model.FlowDigest;
-import dev.loupe.engine.session.model.SessionException;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,7 +36,7 @@ public final class DigestCursor implements DigestSource {
   private long count;
   private boolean closed;
 
-  /** @param mode the matching mode ({@link dev.loupe.engine.session.DiffOptions#mode()}) */
+  /** @param mode the matching mode ({@link dev.loupe.engine.api.session.DiffOptions#mode()}) */
   public DigestCursor(SessionDb db, FlowReader reader, String mode) throws SQLException {
     this.db = db;
     this.reader = reader;

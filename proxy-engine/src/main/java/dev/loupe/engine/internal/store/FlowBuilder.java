@@ -1,6 +1,5 @@
 package dev.loupe.engine.internal.store;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
@@ -12,6 +11,9 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordedTimings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -89,10 +91,10 @@ final class FlowBuilder {
    * The flow. Bodies with content go to memory up to 1 MiB each and to spill files in
    * {@code spillDir} beyond; bodies without content (sizes only) keep their sizes and no bytes.
    */
-  Flow build(Path spillDir) throws IOException {
+  RecordedFlow build(Path spillDir) throws IOException {
     // each body under its own policy: a shared one would keep a cut body's unkept tail as filler
     // bytes whenever the other body kept more
-    Flow f = new Flow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody)),
+    RecordedFlow f = new RecordedFlow(id, startedAt, policy(spillDir, primary(requestBody, originalRequestBody)),
         policy(spillDir, primary(responseBody, originalResponseBody)));
     f.tier(tier);
     f.clientProtocol(clientProtocol);
@@ -168,7 +170,7 @@ final class FlowBuilder {
   }
 
   /** Sets every non-zero reading shifted so that {@code anchor} lands on {@code now}. */
-  private void restoreTimings(Timings t, long now, long anchor) {
+  private void restoreTimings(RecordedTimings t, long now, long anchor) {
     long[] r = new long[timings.length];
     for (int i = 0; i < r.length; i++) {
       r[i] = timings[i] == 0 ? 0 : now + (timings[i] - anchor);
@@ -218,15 +220,15 @@ final class FlowBuilder {
     return new CapturePolicy(CapturePolicy.DEFAULT_MEMORY_CAP, true, spillDir);
   }
 
-  private static Body standalone(StoredBody b, Path spillDir) throws IOException {
-    Body body = new Body(policy(spillDir, b));
+  private static RecordedBody standalone(StoredBody b, Path spillDir) throws IOException {
+    RecordedBody body = new RecordedBody(policy(spillDir, b));
     fill(body, b);
     body.complete();
     return body;
   }
 
   /** Appends the kept bytes, then counts what was seen and not kept (only counted, never held). */
-  private static void fill(Body body, StoredBody b) throws IOException {
+  private static void fill(RecordedBody body, StoredBody b) throws IOException {
     if (b == null) {
       return;
     }

@@ -1,5 +1,7 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.api.session.model.FlowSummary;
+import dev.loupe.engine.api.session.model.SortKey;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.Flow;
@@ -9,8 +11,6 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.WebSocketMessage;
-import dev.loupe.engine.session.model.FlowSummary;
-import dev.loupe.engine.session.model.SortKey;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
@@ -9,7 +10,6 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
-import dev.loupe.engine.session.model.ImportReport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.loupe.engine.flow.Body;
-import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.ImportReport;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -115,7 +116,7 @@ final class HarImporter {
               if (b == null) {
                 continue;
               }
-              b.id = live != null ? live.nextId() : nextId[0]++;
+              b.id = live != null ? RecordingStore.of(live).nextId() : nextId[0]++;
               write(b);
               if (++imported % BATCH == 0) {
                 c.commit();
@@ -149,11 +150,11 @@ final class HarImporter {
   }
 
   private void write(FlowBuilder b) throws SQLException, IOException {
-    Flow f = b.build(reader.spillDir());
+    RecordedFlow f = b.build(reader.spillDir());
     writer.row(f, 1);
     writer.bodies(f);
     writer.messages(f, 0);
-    for (Body body : new Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(), f.originalResponseBody()}) {
+    for (RecordedBody body : new RecordedBody[] {f.requestBody(), f.responseBody(), f.originalRequestBody(), f.originalResponseBody()}) {
       if (body != null) {
         body.release();
       }

@@ -1,10 +1,11 @@
 package dev.loupe.engine.internal.store;
 
-import dev.loupe.engine.flow.Body;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -197,7 +198,9 @@ public final class Recorder implements AutoCloseable {
   private void forget(Flow f) {
     bodiesWritten.remove(f.id());
     store.forget(f);
-    for (Body b : new Body[] {f.requestBody(), f.responseBody(), f.originalRequestBody(), f.originalResponseBody()}) {
+    RecordedFlow r = RecordedFlow.of(f);
+    for (RecordedBody b : new RecordedBody[] {r.requestBody(), r.responseBody(), r.originalRequestBody(),
+        r.originalResponseBody()}) {
       if (b != null && b.spilled()) {
         b.release();
       }

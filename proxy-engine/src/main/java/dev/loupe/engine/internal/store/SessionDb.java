@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.api.session.model.DiffOptions;
+import dev.loupe.engine.api.session.model.SessionException.Reason;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.filter.FilterSql;
-import dev.loupe.engine.session.model.DiffOptions;
-import dev.loupe.engine.session.model.SessionException;
-import dev.loupe.engine.session.model.SessionException.Reason;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

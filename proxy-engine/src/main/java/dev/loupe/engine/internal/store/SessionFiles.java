@@ -1,7 +1,7 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.session.model.ImportReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AtomicMoveNotSupportedException;

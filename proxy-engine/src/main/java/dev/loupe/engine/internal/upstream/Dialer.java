@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -84,7 +85,7 @@ final class Dialer {
    * A connection to {@code host:port} on {@code loop}: TCP, then TLS with {@code tls} when it is
    * not null (https). Completes on {@code loop}.
    */
-  Future<Dialed> dial(EventLoop loop, String host, int port, SslContext tls, Flow flow) {
+  Future<Dialed> dial(EventLoop loop, String host, int port, SslContext tls, RecordedFlow flow) {
     Promise<Dialed> promise = loop.newPromise();
     Channel pre = predialed.take(loop, host, port);
     if (pre == null) {
@@ -133,7 +134,7 @@ final class Dialer {
   }
 
   private void connect(EventLoop loop, String host, int port, SslContext tls, InetAddress[] addresses, int index,
-      Flow flow, Promise<Dialed> promise) {
+      RecordedFlow flow, Promise<Dialed> promise) {
     InetSocketAddress target = new InetSocketAddress(addresses[index], upstreamProxy != null ? upstreamProxy.port() : port);
     flow.timings().connectStart(System.nanoTime());
     HttpProxyHandler tunnel = upstreamProxy == null ? null : upstreamProxy.username() == null
@@ -199,7 +200,7 @@ final class Dialer {
   }
 
   /** TCP (through the upstream proxy's tunnel, if any) stands: done for cleartext, else TLS. */
-  private void connected(Channel ch, String host, int port, SslContext tls, Flow flow, Promise<Dialed> promise) {
+  private void connected(Channel ch, String host, int port, SslContext tls, RecordedFlow flow, Promise<Dialed> promise) {
     flow.timings().connectEnd(System.nanoTime());
     long id = ConnectionIds.next();
     if (tls == null) {

@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.transport.FlushCoalescer;
-
 import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -146,7 +146,7 @@ final class Http2Upstreams {
   }
 
   /** An HTTP/2-capable acquire waiting for a stream slot or a connection. */
-  record Waiter(String scheme, String host, int port, Flow flow, UpstreamConnector.Want want,
+  record Waiter(String scheme, String host, int port, RecordedFlow flow, UpstreamConnector.Want want,
       Promise<UpstreamConnector.Result> promise) {}
 
   private final Map<EventLoop, Map<String, Origin>> origins = new ConcurrentHashMap<>();

@@ -1,11 +1,10 @@
 package dev.loupe.engine.internal.upstream;
 
-import dev.loupe.engine.internal.http3.Http3ResetGuard;
-
 import dev.loupe.engine.flow.ConnectionInfo;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.http3.Http3ResetGuard;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
@@ -134,7 +133,7 @@ public final class Http3Upstreams {
   }
 
   /** A request stream to {@code https://host:port} over HTTP/3. Completes on {@code loop}. */
-  public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, Flow flow) {
+  public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, RecordedFlow flow) {
     return acquire(loop, host, port, host, port, flow, null, null);
   }
 
@@ -147,7 +146,7 @@ public final class Http3Upstreams {
    * Completes on {@code loop}.
    */
   public Future<UpstreamConnector.Result> acquire(EventLoop loop, String host, int port, String altHost, int altPort,
-      Flow flow, Duration handshakeBudget, Runnable onLateConnect) {
+      RecordedFlow flow, Duration handshakeBudget, Runnable onLateConnect) {
     Promise<UpstreamConnector.Result> result = loop.newPromise();
     String key = UpstreamConnector.key("https", host, port);
     String poolKey = altHost.equals(host) && altPort == port ? key : key + " via " + altHost + ":" + altPort;
@@ -224,7 +223,7 @@ public final class Http3Upstreams {
    * steps are timed on {@code flow} while {@code first} (its acquire) still waits: one that gave
    * up went to TCP, whose timings these must not overwrite.
    */
-  private void dial(EventLoop loop, Origin origin, String host, String dialHost, int port, Flow flow,
+  private void dial(EventLoop loop, Origin origin, String host, String dialHost, int port, RecordedFlow flow,
       Promise<QuicChannel> first) {
     Timed timed = new Timed(flow, first);
     timed.mark(t -> t.dnsStart(System.nanoTime()));
@@ -249,8 +248,8 @@ public final class Http3Upstreams {
   }
 
   /** Timings for the flow whose acquire started a dial, while that acquire waits for it. */
-  private record Timed(Flow flow, Promise<QuicChannel> first) {
-    void mark(java.util.function.Consumer<dev.loupe.engine.flow.Timings> step) {
+  private record Timed(RecordedFlow flow, Promise<QuicChannel> first) {
+    void mark(java.util.function.Consumer<dev.loupe.engine.internal.record.RecordedTimings> step) {
       if (!first.isDone()) {
         step.accept(flow.timings());
       }

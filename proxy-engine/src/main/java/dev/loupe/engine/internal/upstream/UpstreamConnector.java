@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.upstream;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
@@ -205,7 +206,7 @@ public final class UpstreamConnector {
    * before any request byte is sent. Records on the flow why HTTP/3 was or was not used
    * ({@link Flow#http3Status()}).
    */
-  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow, Want want,
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, RecordedFlow flow, Want want,
       boolean discover) {
     Duration budget = h3Budget;
     if (!discover || budget == null || !scheme.equals("https") || want == Want.H3) {
@@ -245,7 +246,7 @@ public final class UpstreamConnector {
   }
 
   /** {@link #acquire(EventLoop, String, String, int, Flow, Want)} for HTTP/1.1. */
-  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow) {
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, RecordedFlow flow) {
     return acquire(loop, scheme, host, port, flow, Want.H1);
   }
 
@@ -253,7 +254,7 @@ public final class UpstreamConnector {
    * A connection to {@code scheme://host:port} on {@code loop}, from the pool when one is idle.
    * Completes on {@code loop}.
    */
-  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, Flow flow, Want want) {
+  public Future<Result> acquire(EventLoop loop, String scheme, String host, int port, RecordedFlow flow, Want want) {
     Promise<Result> promise = loop.newPromise();
     String key = key(scheme, host, port);
     boolean tcp = scheme.equals("tcp");
@@ -384,7 +385,7 @@ public final class UpstreamConnector {
    * {@code loop}.
    */
   private Future<Connected> dial(EventLoop loop, String key, String host, int port, boolean https, Want want,
-      Flow flow, Http2Upstreams.Origin origin) {
+      RecordedFlow flow, Http2Upstreams.Origin origin) {
     Promise<Connected> promise = loop.newPromise();
     SslContext context = !https ? null : want == Want.H2 ? tlsH2Only : want == Want.H2_OR_H1 ? tlsOfferingH2 : tls;
     dialer.dial(loop, host, port, context, flow).addListener(f -> {

@@ -9,8 +9,10 @@ import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.TlsInfo;
-import dev.loupe.engine.flow.Timings;
 import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordedTimings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -78,7 +80,7 @@ final class HarFixtures {
   // ---- cases -----------------------------------------------------------------------------------
 
   Case getWithQueryAndCookies() {
-    Flow f = flow(0, CapturePolicy.defaults());
+    RecordedFlow f = flow(0, CapturePolicy.defaults());
     f.clientProtocol("HTTP/2");
     f.serverProtocol("HTTP/2");
     f.request(new RequestHead("GET", "https", "shop.example", 443,
@@ -99,7 +101,7 @@ final class HarFixtures {
   }
 
   Case postJson() {
-    Flow f = flow(1, CapturePolicy.defaults());
+    RecordedFlow f = flow(1, CapturePolicy.defaults());
     f.clientProtocol("HTTP/1.1");
     f.serverProtocol("HTTP/1.1");
     byte[] json = "{\"name\":\"Zo\u00eb\",\"tags\":[\"a\",\"b\"],\"n\":1}".getBytes(StandardCharsets.UTF_8);
@@ -118,7 +120,7 @@ final class HarFixtures {
   }
 
   Case postBinary() {
-    Flow f = flow(2, CapturePolicy.defaults());
+    RecordedFlow f = flow(2, CapturePolicy.defaults());
     byte[] blob = random(4096, 2);
     f.request(new RequestHead("POST", "https", "upload.example", 443, "/blob", "HTTP/1.1",
         Headers.of("Host", "upload.example", "Content-Type", "application/octet-stream",
@@ -132,7 +134,7 @@ final class HarFixtures {
   }
 
   Case postForm() {
-    Flow f = flow(3, CapturePolicy.defaults());
+    RecordedFlow f = flow(3, CapturePolicy.defaults());
     byte[] form = "user=ann+lee&note=50%25+off%26more&empty=".getBytes(StandardCharsets.US_ASCII);
     f.request(new RequestHead("POST", "https", "login.example", 443, "/login", "HTTP/1.1",
         Headers.of("Host", "login.example", "Content-Type", "application/x-www-form-urlencoded")));
@@ -146,7 +148,7 @@ final class HarFixtures {
   }
 
   Case gzipResponse() {
-    Flow f = flow(4, CapturePolicy.defaults());
+    RecordedFlow f = flow(4, CapturePolicy.defaults());
     byte[] json = repeat("{\"item\":\"caf\u00e9\",\"ok\":true},", 200).getBytes(StandardCharsets.UTF_8);
     byte[] gz = gzip(json);
     f.request(get("cdn.example", "/data.json"));
@@ -161,7 +163,7 @@ final class HarFixtures {
   }
 
   Case deflateResponse() {
-    Flow f = flow(5, CapturePolicy.defaults());
+    RecordedFlow f = flow(5, CapturePolicy.defaults());
     byte[] text = repeat("deflated line\n", 50).getBytes(StandardCharsets.US_ASCII);
     f.request(get("old.example", "/notes.txt"));
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of(
@@ -174,7 +176,7 @@ final class HarFixtures {
   }
 
   Case brotliResponse() {
-    Flow f = flow(6, CapturePolicy.defaults());
+    RecordedFlow f = flow(6, CapturePolicy.defaults());
     // Not real brotli: Loupe cannot decode br, so any bytes must come back raw and unchanged.
     byte[] br = random(300, 6);
     f.request(get("br.example", "/app.js"));
@@ -188,7 +190,7 @@ final class HarFixtures {
   }
 
   Case corruptGzipResponse() {
-    Flow f = flow(7, CapturePolicy.defaults());
+    RecordedFlow f = flow(7, CapturePolicy.defaults());
     byte[] bad = gzip("this will be cut".getBytes(StandardCharsets.US_ASCII));
     bad[bad.length / 2] ^= 0x5A;
     bad[bad.length / 2 + 1] ^= 0x33;
@@ -203,11 +205,11 @@ final class HarFixtures {
   }
 
   Case failedBeforeResponse() {
-    Flow f = flow(8, CapturePolicy.defaults());
+    RecordedFlow f = flow(8, CapturePolicy.defaults());
     f.clientProtocol("HTTP/1.1");
     f.request(new RequestHead("GET", "http", "nosuch.test", 80, "/", "HTTP/1.1", Headers.of("Host", "nosuch.test")));
     f.clientConnection(new ConnectionInfo(40, addr("127.0.0.1", 51514), addr("127.0.0.1", 8080), null, false));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.dnsStart(NANO0 + 200_000);
     f.fail(new FlowError(FlowError.Kind.DNS, "DNS lookup failed for nosuch.test"));
@@ -215,13 +217,13 @@ final class HarFixtures {
   }
 
   Case serverResetMidBody() {
-    Flow f = flow(9, CapturePolicy.defaults());
+    RecordedFlow f = flow(9, CapturePolicy.defaults());
     byte[] part = "partial body".getBytes(StandardCharsets.US_ASCII);
     f.request(get("flaky.example", "/big.txt"));
     f.response(new ResponseHead(200, "OK", "HTTP/1.1",
         Headers.of("Content-Type", "text/plain", "Content-Length", "100000")));
     append(f.responseBody(), part, 5);
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.sendStart(NANO0 + 10_000);
     t.sendEnd(NANO0 + 20_000);
@@ -232,12 +234,12 @@ final class HarFixtures {
   }
 
   Case tunnel() {
-    Flow f = flow(10, CapturePolicy.defaults());
+    RecordedFlow f = flow(10, CapturePolicy.defaults());
     f.tier(FlowTier.TUNNEL);
     f.clientProtocol("HTTP/1.1");
     f.request(new RequestHead("CONNECT", "https", "pinned.example", 443, "pinned.example:443", "HTTP/1.1",
         Headers.of("Host", "pinned.example:443", "Proxy-Connection", "keep-alive")));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.dnsStart(NANO0 + 100_000);
     t.dnsEnd(NANO0 + 1_100_000);
@@ -251,11 +253,11 @@ final class HarFixtures {
   }
 
   Case tunnelRefused() {
-    Flow f = flow(11, CapturePolicy.defaults());
+    RecordedFlow f = flow(11, CapturePolicy.defaults());
     f.tier(FlowTier.TUNNEL);
     f.request(new RequestHead("CONNECT", "https", "down.example", 8443, "down.example:8443", "HTTP/1.1",
         Headers.of("Host", "down.example:8443")));
-    Timings t = f.timings();
+    RecordedTimings t = f.timings();
     t.requestStart(NANO0);
     t.connectStart(NANO0 + 50_000);
     f.fail(new FlowError(FlowError.Kind.CONNECT_REFUSED, "down.example:8443 refused the connection"));
@@ -263,7 +265,7 @@ final class HarFixtures {
   }
 
   Case webSocket() {
-    Flow f = flow(12, CapturePolicy.defaults());
+    RecordedFlow f = flow(12, CapturePolicy.defaults());
     f.tier(FlowTier.FULL);
     f.request(new RequestHead("GET", "https", "chat.example", 443, "/socket", "HTTP/1.1", Headers.of(
         "Host", "chat.example", "Upgrade", "websocket", "Connection", "Upgrade",
@@ -288,7 +290,7 @@ final class HarFixtures {
   }
 
   Case ipv6Server() {
-    Flow f = flow(13, CapturePolicy.defaults());
+    RecordedFlow f = flow(13, CapturePolicy.defaults());
     f.request(new RequestHead("GET", "https", "2001:db8::1", 443, "/v6", "HTTP/1.1", Headers.of("Host", "[2001:db8::1]")));
     byte[] body = "six".getBytes(StandardCharsets.US_ASCII);
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Type", "text/plain")));
@@ -300,7 +302,7 @@ final class HarFixtures {
   }
 
   Case awkwardUrl() {
-    Flow f = flow(14, CapturePolicy.defaults());
+    RecordedFlow f = flow(14, CapturePolicy.defaults());
     // What some clients really send: raw spaces, braces, pipes and UTF-8 in the target.
     f.request(new RequestHead("GET", "http", "legacy.example", 80, "/a b/{x}|y?q=caf\u00e9&r=100%", "HTTP/1.1",
         Headers.of("Host", "legacy.example")));
@@ -313,7 +315,7 @@ final class HarFixtures {
 
   /** A 300 KiB PNG-typed body, of which 4 KiB stay in memory and the rest spills to a file. */
   Case spilledBinary() {
-    Flow f = flow(15, new CapturePolicy(4096, true, spillDir));
+    RecordedFlow f = flow(15, new CapturePolicy(4096, true, spillDir));
     byte[] png = random(300 * 1024, 15);
     f.request(get("img.example", "/large.png"));
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of(
@@ -330,7 +332,7 @@ final class HarFixtures {
 
   /** Spilling off, 1 KiB cap: 10 KiB of text arrive, 1 KiB is kept and the body is truncated. */
   Case truncatedText() {
-    Flow f = flow(16, new CapturePolicy(1024, false, spillDir));
+    RecordedFlow f = flow(16, new CapturePolicy(1024, false, spillDir));
     byte[] text = repeat("0123456789abcdef", 640).getBytes(StandardCharsets.US_ASCII);
     f.request(get("logs.example", "/tail"));
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Type", "text/plain")));
@@ -343,8 +345,8 @@ final class HarFixtures {
 
   // ---- helpers ---------------------------------------------------------------------------------
 
-  private Flow flow(int offsetSeconds, CapturePolicy capture) {
-    return new Flow(nextId++, T0.plusSeconds(offsetSeconds), capture);
+  private RecordedFlow flow(int offsetSeconds, CapturePolicy capture) {
+    return new RecordedFlow(nextId++, T0.plusSeconds(offsetSeconds), capture);
   }
 
   static RequestHead get(String host, String target) {
@@ -352,14 +354,14 @@ final class HarFixtures {
   }
 
   /** Appends {@code bytes} in chunks of {@code chunk}, as a leg's reads would. */
-  static void append(dev.loupe.engine.flow.Body body, byte[] bytes, int chunk) {
+  static void append(RecordedBody body, byte[] bytes, int chunk) {
     for (int off = 0; off < bytes.length; off += chunk) {
       body.append(ByteBuffer.wrap(bytes, off, Math.min(chunk, bytes.length - off)));
     }
   }
 
   /** A fresh connection: DNS, TCP connect, TLS (if {@code tls}), send, wait, receive. */
-  static void fullTimings(Timings t, boolean tls) {
+  static void fullTimings(RecordedTimings t, boolean tls) {
     long n = NANO0;
     t.requestStart(n);
     t.dnsStart(n + 120_000);
@@ -379,7 +381,7 @@ final class HarFixtures {
   }
 
   /** A pooled connection: no DNS, connect or TLS. */
-  static void pooledTimings(Timings t) {
+  static void pooledTimings(RecordedTimings t) {
     long n = NANO0;
     t.requestStart(n);
     t.sendStart(n + 80_000);
@@ -388,7 +390,7 @@ final class HarFixtures {
     t.responseEnd(n + 21_000_000);
   }
 
-  private static void connect(Flow f, long id, String ip, int port, boolean tls) {
+  private static void connect(RecordedFlow f, long id, String ip, int port, boolean tls) {
     TlsInfo tlsInfo = tls ? new TlsInfo(null, "TLSv1.3", "TLS_AES_128_GCM_SHA256", "h2", List.of(), true) : null;
     f.serverConnection(new ConnectionInfo(id, addr(ip, port), addr("127.0.0.1", 40000 + (int) id), tlsInfo, false));
     f.clientConnection(new ConnectionInfo(1000 + id, addr("127.0.0.1", 50000 + (int) id), addr("127.0.0.1", 8080),

@@ -10,6 +10,7 @@ import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -97,14 +98,14 @@ class HarStreamingTest {
         }
 
         @Override
-        public Flow next() {
+        public RecordedFlow next() {
           if (!hasNext()) {
             throw new NoSuchElementException();
           }
           if (made == CHECK_AT) {
             watchedCollectedAtCheck = collectWatched();
           }
-          Flow f = flow(made++);
+          RecordedFlow f = flow(made++);
           if (watched.size() < WATCHED) {
             watched.add(new WeakReference<>(f));
           }
@@ -123,8 +124,8 @@ class HarStreamingTest {
       return collected;
     }
 
-    private static Flow flow(int i) {
-      Flow f = new Flow(i + 1, Instant.ofEpochSecond(1_764_468_618L, i * 1_000_000L), CapturePolicy.defaults());
+    private static RecordedFlow flow(int i) {
+      RecordedFlow f = new RecordedFlow(i + 1, Instant.ofEpochSecond(1_764_468_618L, i * 1_000_000L), CapturePolicy.defaults());
       f.request(new RequestHead("GET", "https", "bulk.example", 443, "/item/" + i + "?page=" + (i % 7), "HTTP/1.1",
           Headers.of("Host", "bulk.example", "Accept", "application/json")));
       f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Type", "application/json")));

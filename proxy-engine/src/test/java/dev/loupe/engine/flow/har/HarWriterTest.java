@@ -12,6 +12,7 @@ import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -92,7 +93,7 @@ class HarWriterTest {
 
   @Test
   void missingContentTypeIsOctetStream() throws IOException {
-    Flow f = response(null, null, new byte[] {1, 2, 3});
+    RecordedFlow f = response(null, null, new byte[] {1, 2, 3});
     JsonNode content = content(f);
     assertThat(content.get("mimeType").asText()).isEqualTo("application/octet-stream");
     assertThat(content.get("encoding").asText()).isEqualTo("base64");
@@ -108,7 +109,7 @@ class HarWriterTest {
   @Test
   void truncatedCaptureEndingInsideACharacterIsStillText() throws IOException {
     // "é" is two bytes; a 6-byte cap cuts it after its first byte.
-    Flow f = flow(new CapturePolicy(6, false, spillDir));
+    RecordedFlow f = flow(new CapturePolicy(6, false, spillDir));
     f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Type", "text/plain; charset=utf-8")));
     HarFixtures.append(f.responseBody(), "abcde\u00e9fgh".getBytes(StandardCharsets.UTF_8), 3);
     f.complete();
@@ -175,7 +176,7 @@ class HarWriterTest {
 
   @Test
   void requestBodyWithoutContentTypeIsBase64OctetStream() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.request(new RequestHead("PUT", "https", "a.example", 443, "/x", "HTTP/1.1", Headers.of("Host", "a.example")));
     HarFixtures.append(f.requestBody(), new byte[] {9, 8, 7}, 3);
     f.complete();
@@ -196,7 +197,7 @@ class HarWriterTest {
 
   @Test
   void flowWithoutRequestHeadStillValidates() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.fail(new FlowError(FlowError.Kind.CLIENT_PROTOCOL, "unparseable request line from 127.0.0.1"));
     JsonNode e = entry(f);
     assertThat(e.get("request").get("url").asText()).isEqualTo("about:blank");
@@ -205,7 +206,7 @@ class HarWriterTest {
 
   @Test
   void inFlightFlowHasZeroForUnknownSendWaitReceive() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.request(HarFixtures.get("slow.example", "/"));
     f.timings().requestStart(1_000_000);
     JsonNode e = entry(f);
@@ -220,7 +221,7 @@ class HarWriterTest {
 
   @Test
   void sslWithoutTcpStartMakesConnectAtLeastSsl() throws IOException {
-    Flow f = response("text/plain", null, new byte[] {'a'});
+    RecordedFlow f = response("text/plain", null, new byte[] {'a'});
     f.timings().tlsStart(10_000_000);
     f.timings().tlsEnd(13_000_000);
     JsonNode t = entry(f).get("timings");
@@ -230,7 +231,7 @@ class HarWriterTest {
 
   @Test
   void tunnelWithoutRequestHeadUsesTheServerAddress() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.tier(FlowTier.TUNNEL);
     f.serverConnection(new ConnectionInfo(3, HarFixtures.addr("::1", 8443), HarFixtures.addr("::1", 50000), null, false));
     f.complete();
@@ -241,7 +242,7 @@ class HarWriterTest {
 
   @Test
   void interceptedConnectThatFailedHasAnAbsoluteUrl() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.tier(FlowTier.FULL);
     f.request(new RequestHead("CONNECT", "https", "a.example", 443, "a.example:443", "HTTP/1.1",
         Headers.of("Host", "a.example:443")));
@@ -253,7 +254,7 @@ class HarWriterTest {
 
   @Test
   void asteriskFormTargetNamesTheServer() throws IOException {
-    Flow f = flow(CapturePolicy.defaults());
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.request(new RequestHead("OPTIONS", "http", "a.example", 8080, "*", "HTTP/1.1", Headers.of("Host", "a.example")));
     f.complete();
     assertThat(entry(f).get("request").get("url").asText()).isEqualTo("http://a.example:8080/");
@@ -261,7 +262,7 @@ class HarWriterTest {
 
   @Test
   void trailersAreKept() throws IOException {
-    Flow f = response("application/grpc", null, new byte[] {0, 0, 0, 0, 0});
+    RecordedFlow f = response("application/grpc", null, new byte[] {0, 0, 0, 0, 0});
     f.responseTrailers(Headers.of("grpc-status", "0"));
     JsonNode trailers = entry(f).get("response").get("_trailers");
     assertThat(trailers.get(0).get("name").asText()).isEqualTo("grpc-status");
@@ -313,12 +314,12 @@ class HarWriterTest {
 
   // ---- plumbing --------------------------------------------------------------------------------
 
-  private Flow flow(CapturePolicy capture) {
-    return new Flow(1, T, capture);
+  private RecordedFlow flow(CapturePolicy capture) {
+    return new RecordedFlow(1, T, capture);
   }
 
-  private Flow response(String contentType, String contentEncoding, byte[] body) {
-    Flow f = flow(CapturePolicy.defaults());
+  private RecordedFlow response(String contentType, String contentEncoding, byte[] body) {
+    RecordedFlow f = flow(CapturePolicy.defaults());
     f.request(HarFixtures.get("a.example", "/r"));
     Headers headers = Headers.EMPTY;
     if (contentType != null && contentEncoding != null) {
@@ -340,13 +341,13 @@ class HarWriterTest {
     return MAPPER.readTree(out.toByteArray());
   }
 
-  private static JsonNode entry(Flow f) throws IOException {
+  private static JsonNode entry(RecordedFlow f) throws IOException {
     JsonNode har = har(List.of(f));
     assertThat(HarSchema.violations(har)).isEmpty();
     return har.get("log").get("entries").get(0);
   }
 
-  private static JsonNode content(Flow f) throws IOException {
+  private static JsonNode content(RecordedFlow f) throws IOException {
     return entry(f).get("response").get("content");
   }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.ConnectionInfo;
-import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowState;
@@ -14,6 +13,8 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,9 +30,9 @@ import org.junit.jupiter.api.Timeout;
 class ExchangeTest {
   private final AtomicLong clock = new AtomicLong(1_000);
   private final List<FlowEvent> events = new CopyOnWriteArrayList<>();
-  private FlowStore store;
+  private RecordingStore store;
   private FlowStore.Subscription subscription;
-  private Flow flow;
+  private RecordedFlow flow;
   private Exchange exchange;
 
   private static final RequestHead GET = new RequestHead("GET", "https", "example.test", 443, "/a?b=c", "HTTP/1.1",
@@ -41,9 +42,9 @@ class ExchangeTest {
 
   @BeforeEach
   void setUp() {
-    store = new FlowStore();
+    store = new RecordingStore();
     subscription = store.subscribe(events::add);
-    flow = new Flow(store.nextId(), Instant.now(), CapturePolicy.defaults());
+    flow = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     exchange = new Exchange(flow, store, () -> clock.addAndGet(1_000_000));
   }
 

@@ -2,16 +2,17 @@ package dev.loupe.engine.internal.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loupe.engine.api.intercept.RequestDraft;
+import dev.loupe.engine.api.intercept.ResponseDraft;
+import dev.loupe.engine.api.intercept.RuleAction;
 import dev.loupe.engine.flow.CapturePolicy;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.intercept.RequestDraft;
-import dev.loupe.engine.intercept.RequestOutcome;
-import dev.loupe.engine.intercept.ResponseDraft;
-import dev.loupe.engine.intercept.ResponseOutcome;
-import dev.loupe.engine.intercept.RuleAction;
+import dev.loupe.engine.internal.intercept.RequestOutcome;
+import dev.loupe.engine.internal.intercept.ResponseOutcome;
+import dev.loupe.engine.internal.record.RecordedFlow;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -32,11 +33,11 @@ class FullTierTest {
   private static final ResponseHead OK = new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("Content-Length", "5"));
 
   private final AtomicLong clock = new AtomicLong(1_000 * MS);
-  private Flow flow;
+  private RecordedFlow flow;
 
   @BeforeEach
   void setUp() {
-    flow = new Flow(1, Instant.now(), CapturePolicy.defaults());
+    flow = new RecordedFlow(1, Instant.now(), CapturePolicy.defaults());
     flow.request(POST);
     flow.timings().requestStart(clock.get());
   }

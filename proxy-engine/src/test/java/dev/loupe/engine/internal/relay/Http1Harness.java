@@ -1,11 +1,11 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
-import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.intercept.InterceptService;
+import dev.loupe.engine.internal.intercept.DefaultInterceptService;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.engine.internal.tls.MitmContexts;
-import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
+import dev.loupe.engine.internal.upstream.UpstreamTls;
 import dev.loupe.testing.TestPki;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -44,11 +44,11 @@ public final class Http1Harness implements AutoCloseable {
   private static final ExecutorService INLINE = new InlineExecutor();
   private static volatile Shared shared;
 
-  private final FlowStore store = new FlowStore();
+  private final RecordingStore store = new RecordingStore();
   private final EmbeddedChannel channel;
 
   private record Shared(EngineConfig config, UpstreamConnector connector, MitmContexts mitm,
-      InterceptService intercept) {}
+      DefaultInterceptService intercept) {}
 
   /**
    * A fresh client connection on {@code side}. With {@code tunnelEverything} every CONNECT target
@@ -84,7 +84,7 @@ public final class Http1Harness implements AutoCloseable {
           () -> Http2Codecs.forServerLeg(config), true, INLINE, config.connectTimeout(), config.poolIdleTimeout(),
           config.maxIdlePerOrigin(), config.limits().maxInitialLineLength(), config.limits().maxHeaderSize(),
           config.limits().maxChunkSize(), config.upstreamProxy());
-      s = new Shared(config, connector, new MitmContexts(config.certificates(), INLINE), new InterceptService());
+      s = new Shared(config, connector, new MitmContexts(config.certificates(), INLINE), new DefaultInterceptService());
       shared = s;
     }
     return s;

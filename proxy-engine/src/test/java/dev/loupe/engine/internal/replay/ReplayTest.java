@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.api.intercept.Replayer;
+import dev.loupe.engine.api.intercept.RequestDraft;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowTier;
 import dev.loupe.engine.flow.Headers;
-import dev.loupe.engine.intercept.Replayer;
-import dev.loupe.engine.intercept.RequestDraft;
 import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestData;
 import dev.loupe.testing.TestOrigin;

@@ -3,14 +3,14 @@ package dev.loupe.engine.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loupe.engine.api.session.Session;
+import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.CapturePolicy;
-import dev.loupe.engine.flow.Flow;
-import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import dev.loupe.engine.session.Session;
-import dev.loupe.engine.session.model.SessionException;
+import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.testing.TestData;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -42,11 +42,11 @@ class SessionFileTest {
   /** A closed session file holding {@code n} flows with 2 KiB bodies. */
   private Path session(String name, int n) throws Exception {
     Path file = dir.resolve(name);
-    FlowStore store = new FlowStore();
+    RecordingStore store = new RecordingStore();
     try (Session s = Session.open(file, dir)) {
       s.record(store, p -> { });
       for (int i = 0; i < n; i++) {
-        Flow f = new Flow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, false, dir));
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, false, dir));
         f.timings().requestStart(1);
         f.request(new RequestHead("GET", "http", "example.com", 80, "/" + i, "HTTP/1.1", Headers.EMPTY));
         store.add(f);
