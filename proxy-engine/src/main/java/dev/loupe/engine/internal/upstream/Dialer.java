@@ -111,7 +111,8 @@ final class Dialer {
   }
 
   /** {@link #dial} without a connection dialled ahead: DNS, TCP (through any upstream proxy), TLS. */
-  private void dialAfresh(EventLoop loop, String host, int port, SslContext tls, Flow flow, Promise<Dialed> promise) {
+  private void dialAfresh(EventLoop loop, String host, int port, SslContext tls, RecordedFlow flow,
+      Promise<Dialed> promise) {
     flow.timings().dnsStart(System.nanoTime());
     // Through an upstream proxy Loupe resolves the proxy; the proxy resolves the origin.
     String lookup = upstreamProxy != null ? upstreamProxy.host() : host;
