@@ -303,7 +303,16 @@ class Http2ServerLegTest {
           }
         }
         for (int i = 0; i < streams.size(); i++) {
-          assertThat(streams.get(i).await(60).sha256()).isEqualTo(TestData.sha256(1000 + i / 8));
+          Http2TestClient.Stream s = streams.get(i).await(60);
+          String tag = "t=burst-" + (i % 8) + "-" + (i / 8);
+          String why = s.status() == 200 && s.sha256().equals(TestData.sha256(1000 + i / 8)) ? ""
+              : tag + ": status " + s.status() + ", " + s.length() + " bytes: "
+                  + new String(s.body(), 0, Math.min(s.body().length, 600), java.nio.charset.StandardCharsets.UTF_8)
+                  + "\nflow: " + proxy.store().snapshot().stream()
+                      .filter(f -> f.request() != null && f.request().url().endsWith(tag))
+                      .map(f -> f.state() + " " + f.error() + " response " + f.response())
+                      .toList();
+          assertThat(why).as("stream %d (%s)", i, tag).isEmpty();
         }
       } finally {
         clients.forEach(Http2TestClient::close);

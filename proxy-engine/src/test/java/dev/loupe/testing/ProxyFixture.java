@@ -1,5 +1,6 @@
 package dev.loupe.testing;
 
+import dev.loupe.engine.api.CertificateSource;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.api.ProxyEngine;
 import dev.loupe.engine.flow.Flow;
@@ -34,8 +35,14 @@ public final class ProxyFixture implements AutoCloseable {
   }
 
   public static ProxyFixture start(Consumer<EngineConfig.Builder> customize) throws IOException {
+    return start(TestPki.shared().loupeSource(), customize);
+  }
+
+  /** A proxy that gets its interception certificates from {@code certificates} (e.g. a gated or counting one). */
+  public static ProxyFixture start(CertificateSource certificates, Consumer<EngineConfig.Builder> customize)
+      throws IOException {
     TestPki pki = TestPki.shared();
-    EngineConfig.Builder b = EngineConfig.builder(pki.loupeSource())
+    EngineConfig.Builder b = EngineConfig.builder(certificates)
         .listen(new InetSocketAddress("127.0.0.1", 0))
         .trustCa(pki.originCa().certificate());
     customize.accept(b);

@@ -7,9 +7,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.ssl.SniHandler;
-import io.netty.handler.ssl.SslContext;
-import io.netty.util.AsyncMapping;
 import java.util.List;
 
 /**
@@ -43,9 +40,7 @@ public final class ReverseInitializer extends ChannelInitializer<SocketChannel> 
       }
       ChannelPipeline p = ctx.pipeline();
       if (in.getUnsignedByte(in.readerIndex()) == 0x16) {
-        AsyncMapping<String, SslContext> mapping = (sni, promise) ->
-            engine.mitm().contextFor(sni == null || sni.isEmpty() ? target.certificateHost() : sni, promise);
-        p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
+        p.addAfter(ctx.name(), Pipelines.SNI, new LeaveTolerantSniHandler(engine.mitm(), target.certificateHost()));
         p.addAfter(Pipelines.SNI, Pipelines.ALPN,
             new AlpnClientLeg(engine, target.scheme(), target.host(), target.port()));
         p.remove(this);

@@ -8,9 +8,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.ssl.SniHandler;
-import io.netty.handler.ssl.SslContext;
-import io.netty.util.AsyncMapping;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,9 +74,7 @@ final class TlsSniffer extends ChannelInboundHandlerAdapter {
 
   private void intercept(ChannelHandlerContext ctx, ByteBuf first) {
     ChannelPipeline p = ctx.pipeline();
-    AsyncMapping<String, SslContext> mapping =
-        (sni, promise) -> engine.mitm().contextFor(sni == null || sni.isEmpty() ? host : sni, promise);
-    p.addAfter(ctx.name(), Pipelines.SNI, new SniHandler(mapping, 16 * 1024, 10_000));
+    p.addAfter(ctx.name(), Pipelines.SNI, new LeaveTolerantSniHandler(engine.mitm(), host));
     p.addAfter(Pipelines.SNI, Pipelines.ALPN, new AlpnClientLeg(engine, "https", host, port));
     p.remove(this);
     p.fireChannelRead(first);

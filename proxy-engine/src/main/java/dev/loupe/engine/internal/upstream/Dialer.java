@@ -88,12 +88,31 @@ final class Dialer {
   Future<Dialed> dial(EventLoop loop, String host, int port, SslContext tls, RecordedFlow flow) {
     Promise<Dialed> promise = loop.newPromise();
     Channel pre = predialed.take(loop, host, port);
-    if (pre != null) {
-      // Dialled already, for the CONNECT that opened this tunnel: no second TCP handshake.
-      flow.timings().connectStart(System.nanoTime());
-      connected(pre, host, port, tls, flow, promise);
+    if (pre == null) {
+      dialAfresh(loop, host, port, tls, flow, promise);
       return promise;
     }
+    // Dialled already, for the CONNECT that opened this tunnel: no second TCP handshake. While it
+    // waited, the origin may have given up on it (a TLS server closes a connection that sends no
+    // ClientHello within its handshake timeout, 10 s for Netty's), possibly just as this handshake
+    // starts: a failed handshake on it says nothing about the origin now, so the dial starts afresh.
+    flow.timings().connectStart(System.nanoTime());
+    Promise<Dialed> onPredialed = loop.newPromise();
+    connected(pre, host, port, tls, flow, onPredialed);
+    onPredialed.addListener(f -> {
+      Dialed d = (Dialed) f.getNow();
+      if (d.error() == null) {
+        promise.trySuccess(d);
+      } else {
+        dialAfresh(loop, host, port, tls, flow, promise);
+      }
+    });
+    return promise;
+  }
+
+  /** {@link #dial} without a connection dialled ahead: DNS, TCP (through any upstream proxy), TLS. */
+  private void dialAfresh(EventLoop loop, String host, int port, SslContext tls, RecordedFlow flow,
+      Promise<Dialed> promise) {
     flow.timings().dnsStart(System.nanoTime());
     // Through an upstream proxy Loupe resolves the proxy; the proxy resolves the origin.
     String lookup = upstreamProxy != null ? upstreamProxy.host() : host;
@@ -113,7 +132,6 @@ final class Dialer {
         connect(loop, host, port, tls, addresses, 0, flow, promise);
       });
     });
-    return promise;
   }
 
   private void connect(EventLoop loop, String host, int port, SslContext tls, InetAddress[] addresses, int index,

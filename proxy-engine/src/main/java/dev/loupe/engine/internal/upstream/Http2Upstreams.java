@@ -12,10 +12,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
@@ -24,8 +26,10 @@ import io.netty.util.concurrent.Promise;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -40,10 +44,18 @@ import java.util.function.Supplier;
  * one. Stream ids are allocated and HEADERS written by Netty's codec under the connection's event
  * loop, in order.
  *
+ * <p>A connection that fails while another to the origin stands or is being dialled (the origin
+ * refused one more, or dropped it in its handshake) fails no request: the acquire that asked for it
+ * waits, first in line, for a stream on the others, and no further connection is dialled for
+ * {@link #DIAL_HOLD_NANOS} while any stands or is being dialled. Only a dial that was the origin's
+ * last hope fails its acquire (with the dial's error).
+ *
  * <p>Event-loop confined per loop, like the HTTP/1.1 pool; {@link UpstreamConnector} drives it.
  */
 final class Http2Upstreams {
   static final int MAX_CONNECTIONS_PER_ORIGIN = 4;
+  /** After an extra connection failed: how long the origin's standing connections carry it alone. */
+  static final long DIAL_HOLD_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   private static final int DEFAULT_STREAM_LIMIT = 100;
   private static final int CONNECTION_WINDOW = 16 << 20;
 
@@ -60,6 +72,13 @@ final class Http2Upstreams {
      */
     int streamLimit = 1;
     boolean goingAway;
+    /**
+     * Streams whose channel closed while Netty's codec still counted them active (the origin's
+     * END_STREAM still being dispatched, or our RST_STREAM not yet written). Their slots free when
+     * the codec closes them: a stream opened before that would be one over the origin's
+     * MAX_CONCURRENT_STREAMS, and Netty would fail its HEADERS.
+     */
+    final Set<Integer> closing = new HashSet<>();
 
     Parent(Channel channel, ConnectionInfo info) {
       this.channel = channel;
@@ -83,6 +102,19 @@ final class Http2Upstreams {
     int knownStreamLimit = DEFAULT_STREAM_LIMIT;
     /** Run when a stream ends or SETTINGS arrive while acquires wait (slots may be free); set once. */
     Runnable onSlotFreed;
+    /** {@link System#nanoTime()} until which no connection is dialled while another stands or is dialled; 0: none. */
+    long dialsHeldUntil;
+
+    /** Whether a usable connection to the origin stands or is being dialled. */
+    boolean connectedOrConnecting() {
+      parents.removeIf(p -> !p.usable());
+      return !parents.isEmpty() || connecting > 0;
+    }
+
+    /** A connection failed while {@link #connectedOrConnecting()}: the others carry the load for a while. */
+    void holdDials() {
+      dialsHeldUntil = System.nanoTime() + DIAL_HOLD_NANOS;
+    }
 
     /** The usable connection with the most free stream slots, or null when all are full. */
     Parent withFreeSlot() {
@@ -103,6 +135,10 @@ final class Http2Upstreams {
      */
     boolean shouldDial() {
       if (parents.size() + connecting >= MAX_CONNECTIONS_PER_ORIGIN) {
+        return false;
+      }
+      boolean held = dialsHeldUntil != 0 && System.nanoTime() - dialsHeldUntil < 0;
+      if (held && (!parents.isEmpty() || connecting > 0)) {
         return false;
       }
       return (long) connecting * knownStreamLimit < waiters.size();
@@ -131,7 +167,16 @@ final class Http2Upstreams {
   Parent register(Origin origin, Channel ch, ConnectionInfo info, Supplier<Http2FrameCodec> codec) {
     Parent parent = new Parent(ch, info);
     FlushCoalescer.install(ch); // request frames of all streams leave in batched writes
-    ch.pipeline().addLast("h2", codec.get());
+    Http2FrameCodec h2 = codec.get();
+    h2.connection().addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamClosed(Http2Stream stream) {
+        if (parent.closing.remove(stream.id())) {
+          slotFreed(origin, parent);
+        }
+      }
+    });
+    ch.pipeline().addLast("h2", h2);
     ch.pipeline().addLast("h2-watch", new Watcher(origin, parent));
     ch.pipeline().addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter() {
       // Server push is disabled in our SETTINGS; a pushed stream is a protocol violation: drop it.
@@ -169,9 +214,11 @@ final class Http2Upstreams {
           }
           Http2StreamChannel stream = (Http2StreamChannel) f.getNow();
           stream.closeFuture().addListener(c -> {
-            parent.active--;
-            if (!origin.waiters.isEmpty()) {
-              origin.onSlotFreed.run();
+            Http2Stream.State state = stream.stream().state();
+            if (state == Http2Stream.State.IDLE || state == Http2Stream.State.CLOSED) {
+              slotFreed(origin, parent); // the codec no longer counts it (or never did: no HEADERS written)
+            } else {
+              parent.closing.add(stream.stream().id()); // freed by the codec's onStreamClosed
             }
           });
           ConnectionInfo i = parent.info;
@@ -179,6 +226,14 @@ final class Http2Upstreams {
               new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), reused), "HTTP/2", true));
         });
     return promise;
+  }
+
+  /** A stream of {@code parent} no longer counts against the origin's limit: waiting acquires may go. */
+  private static void slotFreed(Origin origin, Parent parent) {
+    parent.active--;
+    if (!origin.waiters.isEmpty()) {
+      origin.onSlotFreed.run();
+    }
   }
 
   int connections() {

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * CONNECT only once the origin is known to be reachable ({@code ConnectStrategy.EAGER}). Each waits
  * here until the tunnel's first request dials the same {@code host:port} on the same event loop,
  * which then uses it instead of dialling again (TLS and the codec go on top): eager connecting costs
- * no second TCP handshake. One not taken within {@link #TTL_SECONDS} s is closed.
+ * no second TCP handshake. One not taken within {@link #TTL_SECONDS} s is closed; one the origin
+ * gave up on meanwhile fails its TLS handshake, and {@link Dialer} then dials afresh.
  *
  * <p>Each event loop has its own map; every method runs on the connection's loop.
  */

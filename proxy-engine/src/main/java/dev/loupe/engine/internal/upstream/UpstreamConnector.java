@@ -315,8 +315,9 @@ public final class UpstreamConnector {
   /**
    * Serves the acquires waiting on {@code origin} in order: a free stream slot first; else a new
    * connection when {@link Http2Upstreams.Origin#shouldDial()}; else they keep waiting for a
-   * connect in progress or a stream to end. Waiters for "h2 or h1" go to the HTTP/1.1 pool once
-   * the origin declined h2.
+   * connect in progress or a stream to end. A dial that fails while another connection stands or
+   * is being dialled sends its acquire back to the head of the queue (see {@link Http2Upstreams}).
+   * Waiters for "h2 or h1" go to the HTTP/1.1 pool once the origin declined h2.
    */
   private void dispatchH2(EventLoop loop, String key, Http2Upstreams.Origin origin) {
     while (!origin.waiters.isEmpty()) {
@@ -347,6 +348,11 @@ public final class UpstreamConnector {
         Connected c = (Connected) f.getNow();
         if (c.h2() != null) {
           openStream(origin, c.h2(), key, w.promise());
+        } else if (c.error() != null && origin.connectedOrConnecting()) {
+          // One more connection failed while others to the origin stand or are on their way: not
+          // this request's failure. It waits for a stream on those, first in line.
+          origin.holdDials();
+          origin.waiters.addFirst(w);
         } else {
           w.promise().trySuccess(new Result(c.h1(), c.error()));
         }

@@ -1,5 +1,7 @@
 package dev.loupe.engine.api.session;
 
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordingStore;
 import static dev.loupe.engine.api.session.DiffFlows.get;
 import static dev.loupe.engine.api.session.DiffFlows.utf8;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,7 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordingStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.filter.BodyScan;

@@ -1,5 +1,7 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.internal.record.RecordedBody;
+import dev.loupe.engine.internal.record.RecordingStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loupe.engine.flow.CapturePolicy;
@@ -53,9 +55,9 @@ class FlowCodecSkimTest {
         f.response(new ResponseHead(200, "", "HTTP/2", headers(changed ? "compress" : c[1])));
         if (changed) {
           f.requestModified(new RequestHead("POST", "https", "api.example.com", 443, "/", "HTTP/2", headers(c[0])),
-              new dev.loupe.engine.internal.record.RecordedBody(CapturePolicy.defaults()));
+              new RecordedBody(CapturePolicy.defaults()));
           f.responseModified(new ResponseHead(200, "", "HTTP/2", headers(c[1])),
-              new dev.loupe.engine.internal.record.RecordedBody(CapturePolicy.defaults()));
+              new RecordedBody(CapturePolicy.defaults()));
         }
         byte[] blob = FlowCodec.encode(f, new BlobWriter(), sink);
         FlowBuilder b = new FlowBuilder();
