@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * 2xx-5xx, JSON bodies of 150-1,500 bytes, 7 request and 6 response headers), and go through the
  * real {@link FlowStore} and {@link Session#record} path the proxy uses; no sockets (the proxy's own
  * cost is the load probe's business). Run with the launcher's JVM options:
- * {@code bench/session-scale.sh [N] [--diff]}.
+ * {@code bench/session-scale.sh [N] [--diff] [--dir=DIR] [--reuse] [--search-only]}: {@code --reuse} reads
+ * the file an earlier run left in DIR instead of recording a new one, {@code --search-only} skips the
+ * head filters.
  */
 public final class SessionScaleBenchmark {
   private static final String[] TYPES = {"application/json", "application/json; charset=utf-8", "text/html",
@@ -49,18 +51,28 @@ public final class SessionScaleBenchmark {
   public static void main(String[] args) throws Exception {
     int n = 1_000_000;
     boolean diff = false;
-    Path dir = Files.createTempDirectory("loupe-session-bench");
+    boolean reuse = false;
+    boolean searchOnly = false;
+    Path dir = null;
     for (String a : args) {
       if (a.equals("--diff")) {
         diff = true;
+      } else if (a.equals("--reuse")) {
+        reuse = true;
+      } else if (a.equals("--search-only")) {
+        searchOnly = true;
       } else if (a.startsWith("--dir=")) {
         dir = Files.createDirectories(Path.of(a.substring(6)));
       } else {
         n = Integer.parseInt(a.replace("_", ""));
       }
     }
+    dir = dir != null ? dir : Files.createTempDirectory("loupe-session-bench");
     Path file = dir.resolve("bench.loupe");
-    Files.deleteIfExists(file);
+    reuse &= Files.isRegularFile(file);
+    if (!reuse) {
+      Files.deleteIfExists(file);
+    }
     System.out.printf(Locale.ROOT, "session scale: %,d flows into %s; java %s, %s, %d cpus%n", n, file,
         System.getProperty("java.version"), ManagementFactory.getRuntimeMXBean().getInputArguments(),
         Runtime.getRuntime().availableProcessors());
@@ -69,10 +81,14 @@ public final class SessionScaleBenchmark {
     // 1. ingest: as fast as one producer makes flows, through the store and the recorder
     Peak peak = new Peak();
     peak.start();
-    ingest(file, dir, n, false, peak);
-    System.gc();
-    Thread.sleep(500);
-    System.out.printf(Locale.ROOT, "after close and a GC: heap used %s, RSS %s%n", mib(peak.heapNow()), mib(rss("VmRSS")));
+    if (reuse) {
+      System.out.println("--reuse: reading the existing " + file + " (" + mib(Files.size(file)) + "), no ingest");
+    } else {
+      ingest(file, dir, n, false, peak);
+      System.gc();
+      Thread.sleep(500);
+      System.out.printf(Locale.ROOT, "after close and a GC: heap used %s, RSS %s%n", mib(peak.heapNow()), mib(rss("VmRSS")));
+    }
 
     // 2. opening the file: the table's first page (ids in arrival order, newest page, summaries)
     long o0 = System.nanoTime();
@@ -92,7 +108,7 @@ public final class SessionScaleBenchmark {
       }
 
       // 3. head filters: answered by SQL on indexed columns
-      for (String expr : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
+      for (String expr : searchOnly ? List.<String>of() : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
         Filter f = Filter.parse(expr);
         long h0 = System.nanoTime();
         long[] page = firstIds(s, f, 50);
@@ -105,18 +121,25 @@ public final class SessionScaleBenchmark {
             "'" + expr + "':", (h1 - h0) / 1e6, (h2 - h1) / 1e6, every.length, (h3 - h0) / 1e6);
       }
       // sorted by a column, as the table asks when a header is clicked
-      long k0 = System.nanoTime();
-      long[] byStatus = firstIds(s, Filter.ALL, 50, SortKey.STATUS, true);
-      System.out.printf(Locale.ROOT, "sort by status (descending), first page: %.0f ms (%d ids)%n",
-          (System.nanoTime() - k0) / 1e6, byStatus.length);
+      if (!searchOnly) {
+        long k0 = System.nanoTime();
+        long[] byStatus = firstIds(s, Filter.ALL, 50, SortKey.STATUS, true);
+        System.out.printf(Locale.ROOT, "sort by status (descending), first page: %.0f ms (%d ids)%n",
+            (System.nanoTime() - k0) / 1e6, byStatus.length);
+      }
 
-      // 4. body search: a streamed scan of every flow with its bodies
-      for (String expr : List.of("~b needle-424242", "~b value-1234")) {
+      // 4. body search: a scan of every flow's bodies; the table asks for a first page, then the rest
+      for (String expr : List.of("~b needle-424242", "~b value-1234", "~bs needle-424242 & ~m POST",
+          "~b needle-\\d+")) {
         Filter f = Filter.parse(expr);
-        long b0 = System.nanoTime();
+        long p0 = System.nanoTime();
+        long[] page = firstIds(s, f, 50);
+        long p1 = System.nanoTime();
+        long c1 = cpuNanos();
         long[] hits = allIds(s, f);
-        System.out.printf(Locale.ROOT, "body search %-22s %,d hits over %,d flows in %.1f s%n", "'" + expr + "':",
-            hits.length, count, (System.nanoTime() - b0) / 1e9);
+        System.out.printf(Locale.ROOT, "body search %-32s first page (%d ids) %6.0f ms; all %,d hits over %,d flows"
+            + " in %.1f s (%.1f s of CPU)%n", "'" + expr + "':", page.length, (p1 - p0) / 1e6, hits.length, count,
+            (System.nanoTime() - p1) / 1e9, (cpuNanos() - c1) / 1e9);
       }
     }
     System.out.printf(Locale.ROOT, "after the reads: heap used %s, RSS %s, peak RSS %s%n", mib(peak.heapNow()),
@@ -172,6 +195,8 @@ public final class SessionScaleBenchmark {
       System.out.printf(Locale.ROOT, "ingest: %,d flows made in %.1f s, on disk after %.1f s: %,.0f flows/s sustained;"
           + " %,d batches, longest %.0f ms; store holds %,d flows%n", n, (produced - t0) / 1e9, (flushed - t0) / 1e9,
           n / ((flushed - t0) / 1e9), st.batches(), st.maxBatchNanos() / 1e6, store.size());
+      System.out.printf(Locale.ROOT, "session writer thread: %.1f s of CPU, %.0f µs a flow%n", writerCpu() / 1e9,
+          writerCpu() / 1e3 / n);
       System.out.printf(Locale.ROOT, "memory while recording: peak heap used %s, RSS now %s, peak RSS %s%n",
           mib(peak.maxHeap()), mib(rss("VmRSS")), mib(rss("VmHWM")));
       long c0 = System.nanoTime();
@@ -181,8 +206,8 @@ public final class SessionScaleBenchmark {
     }
   }
 
-  /** One flow shaped like small proxied API traffic. */
-  private static void record(RecordingStore store, CapturePolicy capture, int i, boolean variant) {
+  /** One flow shaped like small proxied API traffic ({@code variant}: every 1,000th answered 599). */
+  public static void record(RecordingStore store, CapturePolicy capture, int i, boolean variant) {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.ofEpochSecond(1_780_000_000L + i / 100), capture);
     boolean post = i % 7 == 0;
     String host = "host" + (i % 50) + ".example.com";
@@ -258,6 +283,23 @@ public final class SessionScaleBenchmark {
       // not Linux
     }
     return -1;
+  }
+
+  /** CPU time of the session's writer thread so far, in ns (-1 when there is none). */
+  private static long writerCpu() {
+    var threads = ManagementFactory.getThreadMXBean();
+    for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().equals("loupe-session-writer")) {
+        return threads.getThreadCpuTime(info.getThreadId());
+      }
+    }
+    return -1;
+  }
+
+  /** CPU time of the whole process (every thread), in ns; -1 when the JVM does not tell. */
+  private static long cpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : -1;
   }
 
   private static String loadAverage() {

@@ -43,6 +43,26 @@ final class And extends Filter {
   }
 
   @Override
+  boolean bodyOnly() {
+    for (Filter f : operands) {
+      if (!f.bodyOnly()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  boolean testBodies(BodyScan.Bodies flow) {
+    for (Filter f : operands) {
+      if (!f.testBodies(flow)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
   Tri decide(Flow flow) {
     Tri out = Tri.YES;
     for (Filter f : operands) {

@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.flow.WebSocketMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -80,12 +81,38 @@ final class BodyAtom extends Filter {
         return true;
       }
     }
-    return flow.isWebSocket() && findInMessages(flow, scratch);
+    return flow.isWebSocket() && findInMessages(flow.webSocketMessages(), scratch);
+  }
+
+  @Override
+  boolean bodyOnly() {
+    return true;
+  }
+
+  /** {@link #test} on a stored flow's bodies: the same steps, each body decoded once per flow. */
+  @Override
+  boolean testBodies(BodyScan.Bodies flow) {
+    Scratch scratch = Scratch.get();
+    for (int part = 0; part < 2; part++) {
+      boolean request = part == 0;
+      if ((request ? side.request : side.response) && flow.hasHead(request)) {
+        BodyText.Buffer text = flow.text(request);
+        if (text.length > 0 && find(text.bytes, text.length, scratch)) {
+          return true;
+        }
+      }
+    }
+    return flow.webSocket() && findInMessages(flow.messages(), scratch);
+  }
+
+  /** Which messages {@link #test} reads: the request body, the response body. */
+  boolean reads(boolean request) {
+    return request ? side.request : side.response;
   }
 
   private boolean find(Body body, String contentEncoding, Scratch scratch) {
-    int n = BodyText.read(body, contentEncoding, scratch);
-    return n > 0 && find(scratch.body, n, scratch);
+    int n = BodyText.read(body, contentEncoding, scratch.body);
+    return n > 0 && find(scratch.body.bytes, n, scratch);
   }
 
   private boolean find(byte[] bytes, int length, Scratch scratch) {
@@ -93,8 +120,8 @@ final class BodyAtom extends Filter {
         : matchers.get().reset(scratch.text.reset(bytes, length)).find();
   }
 
-  private boolean findInMessages(Flow flow, Scratch scratch) {
-    for (WebSocketMessage m : flow.webSocketMessages()) {
+  private boolean findInMessages(List<WebSocketMessage> messages, Scratch scratch) {
+    for (WebSocketMessage m : messages) {
       boolean fromClient = m.direction() == WebSocketMessage.Direction.CLIENT_TO_SERVER;
       if (fromClient ? side.request : side.response) {
         byte[] payload = m.payload();

@@ -1,6 +1,7 @@
 package dev.loupe.engine.filter;
 
 import dev.loupe.engine.flow.Body;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
@@ -21,45 +22,84 @@ final class BodyText {
 
   private BodyText() {}
 
-  /** Fills {@code scratch.body} and returns how many bytes it holds (also left in {@code scratch.bodyLength}). */
-  static int read(Body body, String contentEncoding, Scratch scratch) {
-    scratch.bodyLength = 0;
-    if (body.size() == 0) {
+  /** Opens kept body bytes (a new stream each call). */
+  @FunctionalInterface
+  interface Opener {
+    InputStream open() throws IOException;
+  }
+
+  /**
+   * The bytes a body search looks at: {@link #bytes}{@code [0, length)}, either a buffer of its own
+   * (grown on demand up to {@link #LIMIT}, reused) or an array the caller handed in (not copied).
+   * Confined to one thread.
+   */
+  static final class Buffer {
+    private byte[] own = new byte[16 * 1024];
+    byte[] bytes = own;
+    int length;
+
+    void clear() {
+      bytes = own;
+      length = 0;
+    }
+  }
+
+  /** Fills {@code out} with the first {@link #LIMIT} bytes of {@code body}; returns {@code out.length}. */
+  static int read(Body body, String contentEncoding, Buffer out) {
+    return read(body.size(), null, body::openStream, contentEncoding, out);
+  }
+
+  /**
+   * Fills {@code out} with the first {@link #LIMIT} bytes of a body as it was stored: {@code size}
+   * bytes seen on the wire, the kept ones in {@code inline} (when held in an array: searched in
+   * place, not copied, unless a coding is undone) or else behind {@code opener}. Returns
+   * {@code out.length}.
+   */
+  static int read(long size, byte[] inline, Opener opener, String contentEncoding, Buffer out) {
+    out.clear();
+    if (size == 0) {
       return 0;
     }
     Coding coding = Coding.of(contentEncoding);
+    Opener raw = inline != null ? () -> new ByteArrayInputStream(inline) : opener;
     if (coding != Coding.IDENTITY) {
-      try (InputStream in = coding.decoder(body.openStream())) {
-        fill(in, scratch);
+      try (InputStream in = coding.decoder(raw.open())) {
+        fill(in, out);
       } catch (IOException e) {
         // Corrupt, or cut short by the capture cap: keep what decoded.
       }
-      if (scratch.bodyLength > 0) {
-        return scratch.bodyLength;
+      if (out.length > 0) {
+        return out.length;
       }
     }
-    try (InputStream in = body.openStream()) {
-      fill(in, scratch);
+    if (inline != null) {
+      out.bytes = inline;
+      out.length = Math.min(inline.length, LIMIT);
+      return out.length;
+    }
+    try (InputStream in = raw.open()) {
+      fill(in, out);
     } catch (IOException e) {
       // A spill file that cannot be read: match what was read before it failed.
     }
-    return scratch.bodyLength;
+    return out.length;
   }
 
   /** Reads up to {@link #LIMIT} bytes, growing the buffer as needed; progress survives a failure. */
-  private static void fill(InputStream in, Scratch scratch) throws IOException {
-    byte[] buf = scratch.body;
-    while (scratch.bodyLength < LIMIT) {
-      int n = scratch.bodyLength;
+  private static void fill(InputStream in, Buffer out) throws IOException {
+    byte[] buf = out.own;
+    while (out.length < LIMIT) {
+      int n = out.length;
       if (n == buf.length) {
         buf = Arrays.copyOf(buf, Math.min(LIMIT, buf.length * 2));
-        scratch.body = buf;
+        out.own = buf;
+        out.bytes = buf;
       }
       int r = in.read(buf, n, buf.length - n);
       if (r < 0) {
         return;
       }
-      scratch.bodyLength = n + r;
+      out.length = n + r;
     }
   }
 

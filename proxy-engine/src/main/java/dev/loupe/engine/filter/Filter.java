@@ -60,6 +60,20 @@ public abstract class Filter implements Predicate<Flow> {
     return Tri.MAYBE;
   }
 
+  /**
+   * Whether this filter looks at nothing but bodies and WebSocket messages: {@code ~b ~bq ~bs}
+   * joined by {@code & | !}. A store can then answer it from its body rows with {@link #testBodies}
+   * (see {@link BodyScan}) instead of rebuilding each flow.
+   */
+  boolean bodyOnly() {
+    return false;
+  }
+
+  /** {@link #test} on a stored flow's bodies and messages; only for {@link #bodyOnly()} filters. */
+  boolean testBodies(BodyScan.Bodies flow) {
+    throw new UnsupportedOperationException(this + " needs more than bodies");
+  }
+
   /** Appends the normalised form. */
   abstract void print(StringBuilder out);
 

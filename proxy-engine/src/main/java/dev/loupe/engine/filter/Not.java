@@ -20,6 +20,16 @@ final class Not extends Filter {
   }
 
   @Override
+  boolean bodyOnly() {
+    return operand.bodyOnly();
+  }
+
+  @Override
+  boolean testBodies(BodyScan.Bodies flow) {
+    return !operand.testBodies(flow);
+  }
+
+  @Override
   Tri decide(Flow flow) {
     return switch (operand.decide(flow)) {
       case YES -> Tri.NO;

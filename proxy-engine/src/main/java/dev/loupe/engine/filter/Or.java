@@ -43,6 +43,26 @@ final class Or extends Filter {
   }
 
   @Override
+  boolean bodyOnly() {
+    for (Filter f : operands) {
+      if (!f.bodyOnly()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  boolean testBodies(BodyScan.Bodies flow) {
+    for (Filter f : operands) {
+      if (f.testBodies(flow)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
   Tri decide(Flow flow) {
     Tri out = Tri.NO;
     for (Filter f : operands) {

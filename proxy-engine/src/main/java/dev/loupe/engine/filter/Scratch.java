@@ -11,10 +11,8 @@ final class Scratch {
   final StringBuilder url = new StringBuilder(256);
   final HeaderLine headerLine = new HeaderLine();
   final Latin1Text text = new Latin1Text();
-  /** Grows on demand up to {@link BodyText#LIMIT}. */
-  byte[] body = new byte[16 * 1024];
-  /** Bytes of {@link #body} filled by the last {@link BodyText#read}. */
-  int bodyLength;
+  /** The body bytes of the last {@link BodyText#read}. */
+  final BodyText.Buffer body = new BodyText.Buffer();
 
   private Scratch() {}
 

@@ -60,7 +60,8 @@ public final class SessionDiffViewModel implements AutoCloseable {
 
   /** What the "changes" filter narrows changed flows to. */
   public enum AspectFilter {
-    ANY("Any change"), STATUS("Status"), HEADERS("Headers"), BODY("Body"), TIMING("Time"), ERROR("Failure");
+    ANY("Any change"), STATUS("Status"), HEADERS("Headers"), BODY("Body"), WEBSOCKET("WebSocket messages"),
+    TIMING("Time"), ERROR("Failure");
 
     private final String text;
 
@@ -74,6 +75,7 @@ public final class SessionDiffViewModel implements AutoCloseable {
         case STATUS -> d.has(FlowDiff.Aspect.STATUS);
         case HEADERS -> d.has(FlowDiff.Aspect.REQUEST_HEADER) || d.has(FlowDiff.Aspect.RESPONSE_HEADER);
         case BODY -> d.has(FlowDiff.Aspect.REQUEST_BODY) || d.has(FlowDiff.Aspect.RESPONSE_BODY);
+        case WEBSOCKET -> d.has(FlowDiff.Aspect.WEBSOCKET_COUNT) || d.has(FlowDiff.Aspect.WEBSOCKET_MESSAGE);
         case TIMING -> d.has(FlowDiff.Aspect.TIMING);
         case ERROR -> d.has(FlowDiff.Aspect.ERROR);
       };

@@ -215,6 +215,9 @@ public final class SessionDiffWindow {
         case RESPONSE_HEADER -> sb.append("response header ").append(c.name());
         case REQUEST_BODY -> sb.append("request body");
         case RESPONSE_BODY -> sb.append("response body");
+        case WEBSOCKET_COUNT -> sb.append("WebSocket messages ").append(c.name()).append(' ').append(c.before())
+            .append(" → ").append(c.after());
+        case WEBSOCKET_MESSAGE -> sb.append("WebSocket message ").append(c.name());
         case TIMING -> sb.append("time ").append(c.before()).append(" → ").append(c.after());
       }
     }

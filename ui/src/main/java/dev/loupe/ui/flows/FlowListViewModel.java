@@ -93,6 +93,8 @@ public final class FlowListViewModel implements AutoCloseable {
   /** Live flows batched while answers were pending: matched again when one arrives (UI thread). */
   private final Set<Long> touched = new HashSet<>();
   private int pulses;
+  /** Pulses that found no flow pending (pulse thread, under {@code lock}). */
+  private int idlePulses;
 
   /** Follows {@code store}, every flow in memory (flows already in it are loaded first). */
   public FlowListViewModel(FlowStore store, FxThread fx) {
@@ -360,10 +362,16 @@ public final class FlowListViewModel implements AutoCloseable {
     return subscription.awaitIdle(timeout, unit);
   }
 
-  /** On the pulse thread: one batch in flight at most. */
+  /** Live rows beyond the store's size that make a batch sweep (see {@link #applyBatch}). */
+  static final int SWEEP_SLACK = 4096;
+
+  /**
+   * On the pulse thread: one batch in flight at most; while no flow arrives, an empty batch every 64
+   * pulses, so rows of flows the store let go after the last arrivals are swept too.
+   */
   void postBatch() {
     synchronized (lock) {
-      if (batchPosted || pending.isEmpty()) {
+      if (batchPosted || (pending.isEmpty() && ++idlePulses % 64 != 0)) {
         return;
       }
       batchPosted = true;
@@ -379,12 +387,21 @@ public final class FlowListViewModel implements AutoCloseable {
       pending = new LinkedHashMap<>();
       batchPosted = false;
     }
+    if (batch.isEmpty()) {
+      if (rows.liveRows() > store.size()) {
+        rows.sweep();
+      }
+      return;
+    }
     if (waiting > 0) {
       touched.addAll(batch.keySet());
     }
     applyFlows(batch.values());
-    if (++pulses % 32 == 0) {
-      rows.sweep(); // rows of flows the session wrote and the store let go become cached rows
+    // rows of flows the session wrote and the store let go become cached rows: every 32 batches, and
+    // whenever the live rows outgrow the store by a few thousand (a starved UI thread makes few, big
+    // batches: counting batches alone let a whole ingest's rows, and their flows, pile up here)
+    if (++pulses % 32 == 0 || rows.liveRows() > store.size() + SWEEP_SLACK) {
+      rows.sweep();
     }
   }
 

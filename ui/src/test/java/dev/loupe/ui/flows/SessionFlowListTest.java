@@ -143,4 +143,34 @@ class SessionFlowListTest {
       }
     }
   }
+
+  @Test
+  void aStarvedUiThreadStillLetsWrittenFlowsGo() throws Exception {
+    // few, big batches (the UI thread seldom runs) and then no flow at all: the rows of flows the
+    // session wrote and the store let go must not keep those flows in memory
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("starved.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      fx.runAll();
+      for (int batch = 0; batch < 3; batch++) {
+        for (int i = 0; i < 6000; i++) {
+          record(store, batch * 6000 + i, "GET", 200, "b");
+        }
+        session.flush();
+        pulse(vm, fx);
+        assertThat(vm.liveRows()).as("after big batch %d", batch)
+            .isLessThanOrEqualTo(store.size() + FlowListViewModel.SWEEP_SLACK);
+      }
+      session.flush();
+      for (int i = 0; i < 64; i++) { // pulses with nothing pending: one of them sweeps
+        pulse(vm, fx);
+      }
+      assertThat(store.size()).isLessThan(2000);
+      assertThat(vm.liveRows()).as("no flow arrives any more").isLessThanOrEqualTo(store.size());
+      assertThat(vm.rows()).hasSize(18000);
+      assertThat(vm.rows().get(17999).path()).isEqualTo("/item/17999");
+    }
+  }
 }

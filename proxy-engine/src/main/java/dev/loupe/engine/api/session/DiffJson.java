@@ -28,7 +28,12 @@ import java.io.OutputStream;
  *
  * <p>{@code status} is null without a response, {@code durationMs} and {@code timingDeltaMs} null
  * when unknown. Aspects: {@code status, error, requestHeader, requestBody, responseHeader,
- * responseBody, timing}; header names are lower case.
+ * responseBody, webSocketCount, webSocketMessage, timing}; header names are lower case. WebSocket
+ * changes are per direction: {@code {"aspect": "webSocketCount", "name": "server→client",
+ * "before": "12", "after": "13"}}, {@code {"aspect": "webSocketMessage", "name": "client→server #3",
+ * "before": "text, 12 bytes, sha256 0123456789ab", "after": null}} (null: no such message on that
+ * side); at most 20 messages per direction are listed, then one {@code "client→server …"} line
+ * counts the rest.
  */
 public final class DiffJson implements DiffSink, AutoCloseable {
   /** The format's version, {@code loupeDiff}. */

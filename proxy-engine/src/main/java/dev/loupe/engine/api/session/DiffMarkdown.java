@@ -61,6 +61,8 @@ public final class DiffMarkdown implements DiffSink, AutoCloseable {
           case RESPONSE_HEADER -> "response header " + code(c.name());
           case REQUEST_BODY -> "request body";
           case RESPONSE_BODY -> "response body";
+          case WEBSOCKET_COUNT -> "WebSocket messages " + c.name();
+          case WEBSOCKET_MESSAGE -> "WebSocket message " + c.name();
           case TIMING -> "time";
         };
         w.write("- " + what + ": " + value(c.before()) + " → " + value(c.after()) + "\n");

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param a          the flow in A, or null when added
  * @param b          the flow in B, or null when removed
  * @param changes    what differs, in a fixed order (status, failure, request headers, request body,
- *                   response headers, response body, time); empty unless changed
+ *                   response headers, response body, WebSocket message counts and messages, time);
+ *                   empty unless changed
  */
 public record FlowDiff(Kind kind, String key, int occurrence, Side a, Side b, List<Change> changes) {
   /** Added, removed or changed. */
@@ -31,7 +32,12 @@ public record FlowDiff(Kind kind, String key, int occurrence, Side a, Side b, Li
   /** What may differ between two matched flows. */
   public enum Aspect {
     STATUS("status"), ERROR("error"), REQUEST_HEADER("requestHeader"), REQUEST_BODY("requestBody"),
-    RESPONSE_HEADER("responseHeader"), RESPONSE_BODY("responseBody"), TIMING("timing");
+    RESPONSE_HEADER("responseHeader"), RESPONSE_BODY("responseBody"),
+    /** How many messages one direction of a WebSocket carried; the name is the direction. */
+    WEBSOCKET_COUNT("webSocketCount"),
+    /** One WebSocket message; the name is its direction and place ({@code client→server #3}). */
+    WEBSOCKET_MESSAGE("webSocketMessage"),
+    TIMING("timing");
 
     private final String label;
 
@@ -48,7 +54,9 @@ public record FlowDiff(Kind kind, String key, int occurrence, Side a, Side b, Li
   /**
    * One difference.
    *
-   * @param name   the header's name (lower case) for header changes, else null
+   * @param name   the header's name (lower case) for header changes; the direction
+   *               ({@code client→server}, {@code server→client}) for WebSocket counts, and the
+   *               direction and place ({@code client→server #3}) for WebSocket messages; else null
    * @param before the value in A, or null when absent there
    * @param after  the value in B, or null when absent there
    */

@@ -5,6 +5,7 @@ import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.api.session.model.DigestSource;
 import dev.loupe.engine.api.session.model.FlowDigest;
 import dev.loupe.engine.api.session.model.SessionException;
+import dev.loupe.engine.api.session.model.WebSocketDigest;
 import dev.loupe.engine.flow.Headers;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -31,7 +32,9 @@ import java.util.function.BooleanSupplier;
  * <h3>Comparing</h3>
  * See {@link DiffOptions}: status, failure kind, request and response headers (as multisets of
  * values per lower-cased name; ignored names left out), request and response bodies
- * ({@link BodyDigest#difference}), and the total time when a threshold is set.
+ * ({@link BodyDigest#difference}), WebSocket messages (per direction: how many, and message by
+ * message its opcode and payload hash, see {@link WebSocketDigest}), and the total time when a
+ * threshold is set.
  *
  * <p>Pure: no I/O but what the sources do; any thread.
  */
@@ -170,11 +173,58 @@ public final class SessionDiff {
       out.add(new FlowDiff.Change(FlowDiff.Aspect.RESPONSE_BODY, null, a.responseBody().describe(),
           b.responseBody().describe()));
     }
+    webSocket(a.webSocket(), b.webSocket(), out);
     if (options.timingThresholdMs() > 0 && a.durationMs() >= 0 && b.durationMs() >= 0
         && Math.abs(b.durationMs() - a.durationMs()) >= options.timingThresholdMs()) {
       out.add(new FlowDiff.Change(FlowDiff.Aspect.TIMING, null, ms(a.durationMs()), ms(b.durationMs())));
     }
     return out;
+  }
+
+  /** Changed WebSocket messages listed per flow at most; more are counted in one last line. */
+  static final int LISTED_MESSAGES = 20;
+
+  private static void webSocket(WebSocketDigest a, WebSocketDigest b, List<FlowDiff.Change> out) {
+    if (a.equals(b)) {
+      return;
+    }
+    String[] names = {"client→server", "server→client"};
+    WebSocketDigest.Messages[][] sides = {{a.sent(), b.sent()}, {a.received(), b.received()}};
+    for (int d = 0; d < 2; d++) {
+      if (sides[d][0].count() != sides[d][1].count()) {
+        out.add(new FlowDiff.Change(FlowDiff.Aspect.WEBSOCKET_COUNT, names[d], Long.toString(sides[d][0].count()),
+            Long.toString(sides[d][1].count())));
+      }
+    }
+    for (int d = 0; d < 2; d++) {
+      WebSocketDigest.Messages x = sides[d][0];
+      WebSocketDigest.Messages y = sides[d][1];
+      int n = Math.max(x.first().size(), y.first().size());
+      int listed = 0;
+      long unlisted = 0;
+      for (int i = 0; i < n; i++) {
+        WebSocketDigest.Message m = i < x.first().size() ? x.first().get(i) : null;
+        WebSocketDigest.Message o = i < y.first().size() ? y.first().get(i) : null;
+        if (WebSocketDigest.Message.same(m, o)) {
+          continue;
+        }
+        if (listed++ < LISTED_MESSAGES) {
+          out.add(new FlowDiff.Change(FlowDiff.Aspect.WEBSOCKET_MESSAGE, names[d] + " #" + (i + 1),
+              m == null ? null : m.describe(), o == null ? null : o.describe()));
+        } else {
+          unlisted++;
+        }
+      }
+      if (unlisted > 0) {
+        String more = unlisted + " more changed messages";
+        out.add(new FlowDiff.Change(FlowDiff.Aspect.WEBSOCKET_MESSAGE, names[d] + " …", more, more));
+      }
+      if (listed == 0 && x.count() == y.count() && !x.sha256().equals(y.sha256())) {
+        // the kept ones agree: the difference lies past them
+        out.add(new FlowDiff.Change(FlowDiff.Aspect.WEBSOCKET_MESSAGE, names[d] + " #" + (WebSocketDigest.KEPT + 1)
+            + "…", "sha256 of all " + x.sha256().substring(0, 12), "sha256 of all " + y.sha256().substring(0, 12)));
+      }
+    }
   }
 
   private static String status(int s) {

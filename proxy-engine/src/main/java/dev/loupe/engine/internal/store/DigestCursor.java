@@ -7,6 +7,8 @@ import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.WebSocketMessage;
+import dev.loupe.engine.api.session.model.WebSocketDigest;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,8 +22,9 @@ import java.sql.SQLException;
  *
  * <h3>Memory</h3>
  * SQLite sorts only (key, id) pairs, spilling to temporary files as it needs; each flow is then read
- * by id, its bodies hashed as they stream from the file (nothing is spilled), and dropped. One flow
- * is held at a time.
+ * by id, its bodies and WebSocket messages hashed as they stream from the file (nothing is spilled),
+ * and dropped. One flow is held at a time (and of a long-lived WebSocket, the digests of its first
+ * messages, see {@link WebSocketDigest}).
  *
  * <p>Holds one of the session's reader connections (and its read snapshot) until closed. One
  * thread at a time.
@@ -32,6 +35,7 @@ public final class DigestCursor implements DigestSource {
   private final Connection c;
   private PreparedStatement ids;
   private PreparedStatement row;
+  private PreparedStatement messages;
   private ResultSet order;
   private long count;
   private boolean closed;
@@ -45,6 +49,8 @@ public final class DigestCursor implements DigestSource {
       ids = c.prepareStatement("SELECT id FROM flow ORDER BY loupe_diff_key(method, url, ?), id");
       ids.setString(1, mode);
       row = c.prepareStatement("SELECT " + FlowWriter.COLUMNS + " FROM flow WHERE id = ?");
+      messages = c.prepareStatement("SELECT direction, opcode, length, time, payload FROM message WHERE flow = ?"
+          + " ORDER BY seq");
       order = ids.executeQuery();
     } catch (SQLException e) {
       close();
@@ -60,7 +66,8 @@ public final class DigestCursor implements DigestSource {
         try (ResultSet r = row.executeQuery()) {
           if (r.next()) {
             count++;
-            return digest(reader.row(c, r, true), r);
+            FlowBuilder b = reader.row(c, r, true, false);
+            return digest(b, r, b.webSocket ? webSocket(b.id) : WebSocketDigest.NONE);
           }
         }
       }
@@ -73,7 +80,20 @@ public final class DigestCursor implements DigestSource {
     }
   }
 
-  private static FlowDigest digest(FlowBuilder b, ResultSet r) throws SQLException, IOException {
+  /** The flow's messages, digested as they stream from the file (one payload in memory at a time). */
+  private WebSocketDigest webSocket(long flow) throws SQLException {
+    WebSocketDigest.Builder out = new WebSocketDigest.Builder();
+    messages.setLong(1, flow);
+    try (ResultSet r = messages.executeQuery()) {
+      while (r.next()) {
+        out.add(new WebSocketMessage(WebSocketMessage.Direction.values()[r.getInt(1)], r.getInt(2), r.getBytes(5),
+            r.getLong(3), FlowWriter.instant(r.getLong(4))));
+      }
+    }
+    return out.build();
+  }
+
+  private static FlowDigest digest(FlowBuilder b, ResultSet r, WebSocketDigest webSocket) throws SQLException, IOException {
     boolean inFlight = b.state == FlowState.IN_FLIGHT;
     double total = r.getDouble(18); // total_ms
     if (r.wasNull() || inFlight) {
@@ -86,7 +106,7 @@ public final class DigestCursor implements DigestSource {
         b.response == null ? 0 : b.response.status(), reqHeaders, resHeaders,
         body(b.request == null ? null : reqHeaders, b.requestBody),
         body(b.response == null ? null : resHeaders, b.responseBody), total,
-        error == null ? null : error.kind().name(), error == null ? null : error.toString());
+        error == null ? null : error.kind().name(), error == null ? null : error.toString(), webSocket);
   }
 
   private static BodyDigest body(Headers headers, StoredBody b) throws IOException {
@@ -109,7 +129,7 @@ public final class DigestCursor implements DigestSource {
       return;
     }
     closed = true;
-    for (AutoCloseable a : new AutoCloseable[] {order, ids, row}) {
+    for (AutoCloseable a : new AutoCloseable[] {order, ids, row, messages}) {
       try {
         if (a != null) {
           a.close();

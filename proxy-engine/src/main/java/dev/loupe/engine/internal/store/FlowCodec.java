@@ -9,6 +9,7 @@ import dev.loupe.engine.flow.TlsInfo;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +121,110 @@ final class FlowCodec {
     int notes = r.varint();
     for (int i = 0; i < notes; i++) {
       b.notes.add(nonNull(r.string()));
+    }
+  }
+
+  /** "content-encod" in ASCII: every header name Java's equalsIgnoreCase takes for Content-Encoding holds it. */
+  private static final AsciiNeedle CONTENT_ENCOD = new AsciiNeedle("content-encod");
+
+  /**
+   * The {@code Content-Encoding} (first value, as {@link Headers#get}) of the flow's request and of
+   * its final response, read from {@code blob} without decoding the rest: {@code {request,
+   * response}}, each null when that head or header is absent. A blob that does not hold the letters
+   * {@code content-encod} in any case, the common case, is not decoded at all.
+   */
+  static String[] contentEncodings(byte[] blob) {
+    String[] out = new String[2];
+    if (!CONTENT_ENCOD.in(blob)) {
+      return out;
+    }
+    BlobReader r = new BlobReader(blob);
+    int format = r.u8();
+    if (format != FORMAT) {
+      throw new BlobReader.CorruptBlobException("detail record format " + format + " (this Loupe reads " + FORMAT + ")");
+    }
+    r.string();
+    r.string();
+    r.zigzag();
+    r.zigzag();
+    r.string();
+    r.string();
+    r.string();
+    skipConnection(r);
+    skipConnection(r);
+    RequestHead request = request(r);
+    request(r); // the original request
+    ResponseHead response = response(r);
+    out[0] = request == null ? null : request.headers().get("content-encoding");
+    out[1] = response == null ? null : response.headers().get("content-encoding");
+    return out;
+  }
+
+  /** Reads past a connection as {@link #connection(BlobReader, CertificateSource)} reads it. */
+  private static void skipConnection(BlobReader r) {
+    if (!r.bool()) {
+      return;
+    }
+    r.varlong();
+    skipAddress(r);
+    skipAddress(r);
+    r.bool();
+    if (r.bool()) {
+      r.string();
+      r.string();
+      r.string();
+      r.string();
+      r.bool();
+      int n = r.varint();
+      for (int i = 0; i < n; i++) {
+        r.bytes();
+      }
+    }
+  }
+
+  private static void skipAddress(BlobReader r) {
+    if (r.bool()) {
+      r.string();
+      r.bytes();
+      r.varint();
+    }
+  }
+
+  /**
+   * A lower-case ASCII word searched in bytes with ASCII letters compared in any case, by
+   * Boyer-Moore-Horspool: most windows are skipped a word's length at a time. Immutable.
+   */
+  static final class AsciiNeedle {
+    private final byte[] needle;
+    private final int[] shift = new int[256];
+
+    AsciiNeedle(String lowerCase) {
+      needle = lowerCase.getBytes(StandardCharsets.US_ASCII);
+      int m = needle.length;
+      java.util.Arrays.fill(shift, m);
+      for (int j = 0; j < m - 1; j++) {
+        shift[needle[j] & 0xFF] = m - 1 - j;
+        shift[Character.toUpperCase((char) needle[j]) & 0xFF] = m - 1 - j;
+      }
+    }
+
+    /** Whether the word occurs in {@code hay}. */
+    boolean in(byte[] hay) {
+      int m = needle.length;
+      for (int i = m - 1; i < hay.length; i += shift[hay[i] & 0xFF]) {
+        int k = 0;
+        while (k < m && lowerAscii(hay[i - k]) == needle[m - 1 - k]) {
+          k++;
+        }
+        if (k == m) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static int lowerAscii(byte b) {
+      return b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
     }
   }
 

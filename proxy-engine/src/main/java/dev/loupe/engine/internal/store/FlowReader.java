@@ -2,6 +2,7 @@ package dev.loupe.engine.internal.store;
 
 import dev.loupe.engine.api.session.model.FlowSummary;
 import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.engine.filter.BodyScan;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.Flow;
@@ -40,9 +41,10 @@ import java.util.function.BooleanSupplier;
  *
  * <h3>Filters</h3>
  * A filter is translated by {@link FilterSql}. When the translation is exact, SQLite answers alone
- * (with its indexes). Otherwise the condition selects candidates, which are rebuilt one at a time
- * (heads only, or with bodies for {@code ~b}) and tested with {@link Filter#test}: a streamed scan
- * that holds one flow at a time.
+ * (with its indexes). A body search (the rest of the filter is {@code ~b} atoms, see {@link BodyScan})
+ * reads the candidates' body rows and nothing else ({@link BodySearch}, in parallel). Otherwise the
+ * condition selects candidates, which are rebuilt one at a time and tested with
+ * {@link Filter#test}: a streamed scan that holds one flow at a time.
  */
 public final class FlowReader {
   private static final String SUMMARY_COLUMNS = "id, started, state, tier, source, method, scheme, host, port,"
@@ -63,6 +65,7 @@ public final class FlowReader {
 
   private final SessionDb db;
   private final Path spillDir;
+  private final BodySearch bodySearch;
   private final Map<String, X509Certificate> certificates = Collections.synchronizedMap(
       new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -72,8 +75,14 @@ public final class FlowReader {
       });
 
   public FlowReader(SessionDb db, Path spillDir) {
+    this(db, spillDir, BodySearch.DEFAULT_CHUNK);
+  }
+
+  /** @param bodySearchChunk ids per chunk of a parallel body search (tests make it small) */
+  FlowReader(SessionDb db, Path spillDir, int bodySearchChunk) {
     this.db = db;
     this.spillDir = spillDir;
+    this.bodySearch = new BodySearch(db, bodySearchChunk);
   }
 
   /** Where bodies read back go beyond 1 MiB (temporary files). */
@@ -193,6 +202,11 @@ public final class FlowReader {
   public void ids(Filter filter, SortKey key, boolean descending, IdSink sink, BooleanSupplier stop)
       throws SQLException, IOException {
     FilterSql where = FilterSql.of(filter);
+    BodyScan scan = where.exact() ? null : BodyScan.of(filter);
+    if (scan != null) { // a body search: body rows only, on every core
+      bodySearch.ids(where, scan, key, descending, sink, stop);
+      return;
+    }
     String dir = descending ? " DESC" : "";
     String order = " ORDER BY " + key.column() + dir + (key == SortKey.ID ? "" : ", id" + dir);
     Connection c = db.borrowReader();
@@ -263,6 +277,11 @@ public final class FlowReader {
    * as {@link StoredBody} (opened only when read, nothing spilled), WebSocket messages with content.
    */
   FlowBuilder row(Connection c, ResultSet r, boolean withContent) throws SQLException {
+    return row(c, r, withContent, withContent);
+  }
+
+  /** {@link #row(Connection, ResultSet, boolean)}, WebSocket messages left out unless {@code withMessages}. */
+  FlowBuilder row(Connection c, ResultSet r, boolean withContent, boolean withMessages) throws SQLException {
     FlowBuilder b = new FlowBuilder();
     b.id = r.getLong(1);
     b.startedAt = FlowWriter.instant(r.getLong(2));
@@ -296,7 +315,7 @@ public final class FlowReader {
       b.requestBody = b.requestBody != null ? b.requestBody : unkept(r.getLong(15));
       b.responseBody = b.responseBody != null ? b.responseBody : unkept(r.getLong(16));
     }
-    if (withContent && b.webSocket) {
+    if (withMessages && b.webSocket) {
       messages(c, b);
     }
     return b;
@@ -351,7 +370,7 @@ public final class FlowReader {
   }
 
   /** A folded body's chunks, read one at a time as the stream advances. */
-  private static StoredBody.Content chunks(Connection c, long flow, int part) {
+  static StoredBody.Content chunks(Connection c, long flow, int part) {
     return () -> {
       List<Integer> seqs = new ArrayList<>();
       try (PreparedStatement p = c.prepareStatement(

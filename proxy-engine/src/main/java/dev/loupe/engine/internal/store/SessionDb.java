@@ -255,6 +255,9 @@ public final class SessionDb implements AutoCloseable {
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA journal_mode = WAL");
       s.execute("PRAGMA synchronous = NORMAL"); // WAL + NORMAL: a crash of Loupe loses nothing committed
+      // the writer's pages: each flow updates the flow table, eight indexes and the body table; with
+      // SQLite's default 2 MiB their pages left the cache between batches and were read back
+      s.execute("PRAGMA cache_size = -16384");
     }
     if (Schema.empty(c)) {
       c.setAutoCommit(false);
@@ -282,6 +285,8 @@ public final class SessionDb implements AutoCloseable {
   static Connection connect(Path f, boolean readOnly) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(10_000);
+    // no "SELECT last_insert_rowid()" prepared and run after every insert: nothing here asks for keys
+    config.setGetGeneratedKeys(false);
     if (readOnly) {
       config.setReadOnly(true);
       config.setOpenMode(SQLiteOpenMode.READONLY);

@@ -60,6 +60,7 @@ final class DiffFlows {
     double durationMs = 10;
     FlowError error;
     int memoryCap = CapturePolicy.DEFAULT_MEMORY_CAP;
+    final java.util.List<dev.loupe.engine.flow.WebSocketMessage> messages = new java.util.ArrayList<>();
 
     Spec(String method, String url) {
       this.method = method;
@@ -110,6 +111,22 @@ final class DiffFlows {
       return this;
     }
 
+    /** A WebSocket message (the flow becomes a WebSocket, answered 101); {@code length} beyond the payload: cut. */
+    Spec message(boolean fromClient, int opcode, byte[] payload, long length) {
+      messages.add(new dev.loupe.engine.flow.WebSocketMessage(fromClient
+          ? dev.loupe.engine.flow.WebSocketMessage.Direction.CLIENT_TO_SERVER
+          : dev.loupe.engine.flow.WebSocketMessage.Direction.SERVER_TO_CLIENT, opcode, payload, length,
+          Instant.parse("2026-03-01T10:00:01Z").plusMillis(messages.size())));
+      status = 101;
+      responseBody = new byte[0];
+      return this;
+    }
+
+    Spec text(boolean fromClient, String payload) {
+      byte[] b = utf8(payload);
+      return message(fromClient, 1, b, b.length);
+    }
+
     /** Bodies beyond this are counted, not kept. */
     Spec keep(int bytes) {
       memoryCap = bytes;
@@ -144,6 +161,10 @@ final class DiffFlows {
       f.response(new ResponseHead(status, "", "HTTP/1.1", responseHeaders));
       f.responseBody().append(ByteBuffer.wrap(responseBody));
       f.responseBody().complete();
+      if (!messages.isEmpty()) {
+        f.webSocket(true);
+        messages.forEach(f::addWebSocketMessage);
+      }
       f.timings().responseEnd(1_000_000_000L + (long) (durationMs * 1_000_000));
       if (error != null) {
         f.fail(error);

@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * What {@link dev.loupe.engine.api.session.SessionDiff} knows of one flow: enough to match it (method, URL) and to compare it
- * (status, heads, body digests, time, failure), without its bodies. A session hands these out one
+ * (status, heads, body digests, time, failure, WebSocket messages), without its bodies. A session hands these out one
  * at a time ({@link dev.loupe.engine.api.session.Session#digests}), so two big sessions are compared without either being in
  * memory.
  *
@@ -25,12 +25,21 @@ import java.util.Objects;
  * @param durationMs      total time, or -1 when unknown (the flow never ended)
  * @param error           the failure ({@code KIND: message}), or null
  * @param errorKind       the failure's kind ({@code CONNECT_REFUSED}), or null
+ * @param webSocket       the WebSocket messages ({@link WebSocketDigest#NONE} for other flows)
  */
 public record FlowDigest(long id, String method, String url, int status, Headers requestHeaders,
     Headers responseHeaders, BodyDigest requestBody, BodyDigest responseBody, double durationMs, String errorKind,
-    String error) {
+    String error, WebSocketDigest webSocket) {
+
+  /** A flow without WebSocket messages. */
+  public FlowDigest(long id, String method, String url, int status, Headers requestHeaders, Headers responseHeaders,
+      BodyDigest requestBody, BodyDigest responseBody, double durationMs, String errorKind, String error) {
+    this(id, method, url, status, requestHeaders, responseHeaders, requestBody, responseBody, durationMs, errorKind,
+        error, WebSocketDigest.NONE);
+  }
 
   public FlowDigest {
+    Objects.requireNonNull(webSocket, "webSocket");
     Objects.requireNonNull(method, "method");
     Objects.requireNonNull(url, "url");
     Objects.requireNonNull(requestHeaders, "requestHeaders");
@@ -49,7 +58,8 @@ public record FlowDigest(long id, String method, String url, int status, Headers
         body(req == null ? null : req.headers(), f.requestBody()),
         body(res == null ? null : res.headers(), f.responseBody()),
         f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs(),
-        f.error() == null ? null : f.error().kind().name(), f.error() == null ? null : f.error().toString());
+        f.error() == null ? null : f.error().kind().name(), f.error() == null ? null : f.error().toString(),
+        f.webSocketMessages().isEmpty() ? WebSocketDigest.NONE : WebSocketDigest.of(f.webSocketMessages()));
   }
 
   private static BodyDigest body(Headers headers, Body b) throws IOException {
