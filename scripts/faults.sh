@@ -7,6 +7,9 @@
 #   scripts/faults.sh                 # 3334 per pair: ~10,000 per fault and protocol
 #   scripts/faults.sh 500 32          # 500 per pair, 32 requests in flight at a time
 #
+# Time on the shared 2-core VM at load average 10-16 (2026-12-02): 1000 per pair 18 minutes, 2000
+# per pair 33 minutes, so the default takes about an hour.
+#
 # The build runs the same test with 3 repeats. Results: bench/results/faults-STAMP.md (the test's
 # "[faults]" lines: per fault and protocol pair, the error kinds the flows ended with and what the
 # clients saw; the normal-request latency after the faults; file descriptors before and after) and

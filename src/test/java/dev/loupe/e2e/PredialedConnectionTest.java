@@ -1,6 +1,7 @@
 package dev.loupe.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
@@ -11,6 +12,7 @@ import dev.loupe.testing.TestOrigin;
 import dev.loupe.testing.TestPki;
 import java.io.BufferedInputStream;
 import java.net.Socket;
+import java.time.Duration;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Timeout;
@@ -45,6 +47,9 @@ class PredialedConnectionTest {
       try (Socket raw = proxy.socket()) {
         WireHttp.send(raw, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
         assertThat(WireHttp.readHead(raw.getInputStream()).status()).as("CONNECT answer").isEqualTo(200);
+        // The kernel completes the TCP handshake before the front's thread accepts it.
+        await("the connection dialled for the CONNECT").atMost(Duration.ofSeconds(30))
+            .until(() -> front.accepted.get() >= 1);
         assertThat(front.accepted.get()).as("connections dialled for the CONNECT").isEqualTo(1);
         SSLSocket tls = (SSLSocket) TestPki.shared().clientTrustingLoupe().getSocketFactory()
             .createSocket(raw, "127.0.0.1", front.port(), true);
