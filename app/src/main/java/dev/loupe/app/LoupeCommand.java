@@ -34,14 +34,10 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.ui.settings.Settings;
 import dev.loupe.ui.shell.DesktopContext;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -351,7 +347,7 @@ final class LoupeCommand implements Callable<Integer> {
     }
     List<X509Certificate> extraCas = new ArrayList<>();
     for (Path p : trustCa) {
-      extraCas.addAll(readCertificates(p));
+      extraCas.addAll(UserCertificate.readCertificates(p));
     }
     if (har != null) {
       Path parent = har.toAbsolutePath().getParent();
@@ -620,23 +616,6 @@ final class LoupeCommand implements Callable<Integer> {
 
   static String hostPort(InetSocketAddress a) {
     return ListenAddress.format(a);
-  }
-
-  static List<X509Certificate> readCertificates(Path p) {
-    try (InputStream in = Files.newInputStream(p)) {
-      List<X509Certificate> out = new ArrayList<>();
-      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        out.add((X509Certificate) c);
-      }
-      if (out.isEmpty()) {
-        throw new UsageError("--trust-ca: no certificate in " + p);
-      }
-      return out;
-    } catch (IOException e) {
-      throw new UsageError("--trust-ca: cannot read " + p + ": " + e.getMessage());
-    } catch (CertificateException e) {
-      throw new UsageError("--trust-ca: not a PEM or DER certificate: " + p);
-    }
   }
 
   /** Version from the jar manifest, or "dev". */

@@ -1,13 +1,18 @@
 package dev.loupe.app;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -19,7 +24,7 @@ record UserCertificate(PrivateKey key, List<X509Certificate> chain) {
       Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
 
   static UserCertificate load(Path certFile, Path keyFile) {
-    List<X509Certificate> chain = LoupeCommand.readCertificates(certFile);
+    List<X509Certificate> chain = readCertificates(certFile);
     String pem;
     try {
       pem = Files.readString(keyFile, StandardCharsets.US_ASCII);
@@ -45,4 +50,21 @@ record UserCertificate(PrivateKey key, List<X509Certificate> chain) {
     }
     throw new LoupeCommand.UsageError("--key: " + keyFile + " does not hold a key for the certificate in " + certFile);
   }
-}
+
+  /** The certificates in a PEM or DER file ({@code --trust-ca}, {@code --cert}); at least one. */
+  static List<X509Certificate> readCertificates(Path p) {
+    try (InputStream in = Files.newInputStream(p)) {
+      List<X509Certificate> out = new ArrayList<>();
+      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        out.add((X509Certificate) c);
+      }
+      if (out.isEmpty()) {
+        throw new LoupeCommand.UsageError("--trust-ca: no certificate in " + p);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new LoupeCommand.UsageError("--trust-ca: cannot read " + p + ": " + e.getMessage());
+    } catch (CertificateException e) {
+      throw new LoupeCommand.UsageError("--trust-ca: not a PEM or DER certificate: " + p);
+    }
+  }}
