@@ -788,12 +788,16 @@ else
   check "12b. reverse QUIC: Loupe's flow lines for Chromium's requests say client h3" "${h3_lines%; }" test "$h3_bad" = 0
   rm -rf "$W/chromium"
   chromium_run "$W/got/chromium-wrong-pin.html" "$(spki "$ORIGIN_CA")" "https://localhost:$REV_PORT/h3-fetch.html?wrong-pin"
+  # Chromium does not always print the page's net:: error on stderr (it did not in one CI run
+  # while the net log held the refusal), so it is reported, not required. What must hold: the
+  # QUIC session's close reason in the net log names the certificate check, the page's fetch got
+  # no result, and no request reached Loupe.
   err=$(grep -m1 -oE 'net::[A-Z_]+' "$W/got/chromium-wrong-pin.html.stderr" || true)
-  # The QUIC session's close reason in Chromium's net log names the certificate check.
   why=$(grep -m1 -oE 'SSL routines:OPENSSL_internal:[A-Z_]+' "$W/got/chromium-wrong-pin.html.netlog" || true)
+  leaked=$(grep -cE "$(rev_flow_re GET '/h3-fetch.html?wrong-pin')" "$W/loupe-rev.out" || true)
   check "12c. reverse QUIC: Chromium pinning another CA's key refuses the listener's certificate" \
-    "${err:-no net:: error}, ${why:-no TLS error in the net log}" \
-    bash -c '[[ -n $1 && $2 == *CERTIFICATE_VERIFY_FAILED ]] && ! grep -q "status=" "$3"' _ "$err" "$why" "$W/got/chromium-wrong-pin.html"
+    "${why:-no TLS error in the net log}, ${err:-no net:: error on stderr}, ${leaked:-0} request(s) reached Loupe" \
+    bash -c '[[ $1 == *CERTIFICATE_VERIFY_FAILED && ${2:-0} == 0 ]] && ! grep -q "status=" "$3"' _ "$why" "$leaked" "$W/got/chromium-wrong-pin.html"
 fi
 
 kill -TERM "$REV_PID"
