@@ -51,9 +51,9 @@ public final class FlowTableView extends TableView<FlowRow> {
         text("Duration", 80, r -> r.durationMs() < 0 ? "" : String.format(Locale.ROOT, "%.0f ms", r.durationMs())),
         text("Proto", 70, r -> r.clientProto() + "/" + r.serverProto()),
         text("Tier", 60, r -> r.tier().name().toLowerCase(Locale.ROOT)));
-    // Which launched browser or terminal sent it; set once, before the flow is published, so it is
-    // safe to read from the flow itself. Next to the time, where it is seen without scrolling.
-    getColumns().add(2, text("Client", 80, r -> r.flow().client() == null ? "" : r.flow().client()));
+    // Which launched browser or terminal sent it, from the row's columns (reading it from the flow
+    // loaded every shown stored flow whole, on the UI thread). Next to the time, seen without scrolling.
+    getColumns().add(2, text("Client", 80, FlowRow::client));
     setRowFactory(t -> new TableRow<>() {
       @Override
       protected void updateItem(FlowRow row, boolean empty) {
