@@ -155,6 +155,11 @@ public final class FlowListViewModel implements AutoCloseable {
     return readOnlyVisible;
   }
 
+  /** The visible rows themselves (the table's window reads their ids). */
+  FlowRows visibleList() {
+    return visible;
+  }
+
   /** How many flows the table holds. */
   public ReadOnlyIntegerProperty countProperty() {
     return count.getReadOnlyProperty();

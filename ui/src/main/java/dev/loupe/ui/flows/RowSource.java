@@ -134,6 +134,11 @@ final class RowSource {
     return new FlowRow(s, null, new StoredRef(s.id(), this));
   }
 
+  /** A stand-in row for {@code id} when its columns do not matter (a removed row nobody had read); not cached. */
+  FlowRow stub(long id) {
+    return gone(id);
+  }
+
   /** A row for an id neither the store nor the catalog has (anymore). */
   private FlowRow gone(long id) {
     return new FlowRow(new FlowSummary(id, Instant.EPOCH, "", "", "", "", 0, "", 0, 0, null, null, FlowTier.RELAY,
