@@ -89,9 +89,45 @@ final class RowWindow extends ObservableListBase<FlowRow> {
    */
   void moveTo(int first) {
     int s = clamp(first);
-    if (s != start) {
-      show(s, List.of());
+    if (s == start) {
+      return;
     }
+    int n = shown.length;
+    int d = Math.abs(s - start);
+    if (d >= n || n != Math.min(capacity, source.size() - s)) {
+      replaceAll(s); // nothing in common (a jump): every row is new
+      return;
+    }
+    long[] a = shown;
+    long[] b = ids(s, n);
+    boolean down = s > start;
+    for (int i = 0; i < n - d; i++) { // the rows kept, as a shift: else the difference says what changed
+      if (down ? a[i + d] != b[i] : a[i] != b[i + d]) {
+        show(s, List.of());
+        return;
+      }
+    }
+    start = s;
+    shown = b;
+    List<RangeChange.Range<FlowRow>> ranges = down
+        ? List.of(new RangeChange.Range<>(0, 0, lazyRows(a, 0, d)), new RangeChange.Range<>(n - d, n, List.of()))
+        : List.of(new RangeChange.Range<>(0, d, List.of()), new RangeChange.Range<>(n, n, lazyRows(a, n - d, n)));
+    fireChange(new RangeChange<>(this, ranges));
+  }
+
+  /** The rows of {@code ids[from, to)}, read only if a listener reads them. */
+  private List<FlowRow> lazyRows(long[] ids, int from, int to) {
+    return new AbstractList<>() {
+      @Override
+      public FlowRow get(int index) {
+        return source.rowIn(ids, from + Objects.checkIndex(index, to - from));
+      }
+
+      @Override
+      public int size() {
+        return to - from;
+      }
+    };
   }
 
   private int clamp(int first) {
@@ -171,18 +207,7 @@ final class RowWindow extends ObservableListBase<FlowRow> {
     if (old.length == 0 && shown.length == 0) {
       return;
     }
-    List<FlowRow> removed = new AbstractList<>() { // read only if a listener reads it
-      @Override
-      public FlowRow get(int index) {
-        return source.rowIn(old, index);
-      }
-
-      @Override
-      public int size() {
-        return old.length;
-      }
-    };
-    fireChange(new RangeChange<>(this, List.of(new RangeChange.Range<>(0, shown.length, removed))));
+    fireChange(new RangeChange<>(this, List.of(new RangeChange.Range<>(0, shown.length, lazyRows(old, 0, old.length)))));
   }
 
   /**
@@ -198,6 +223,8 @@ final class RowWindow extends ObservableListBase<FlowRow> {
     Edit open = null;
     Set<Long> oldRest = null;
     Set<Long> newRest = null;
+    int endA = a.length; // the common end of both (same ids in the same order) starts here, and at endB
+    int endB = b.length;
     int i = 0;
     int j = 0;
     while (i < a.length || j < b.length) {
@@ -215,18 +242,25 @@ final class RowWindow extends ObservableListBase<FlowRow> {
         j++;
         continue;
       }
-      if (oldRest == null) { // the first difference: what is left on each side, to tell gone from moved
+      if (oldRest == null) { // the first difference: what differs up to the common end, to tell gone from moved
+        int q = 0;
+        while (q < a.length - i && q < b.length - j && a[a.length - 1 - q] == b[b.length - 1 - q]) {
+          q++;
+        }
+        endA = a.length - q;
+        endB = b.length - q;
         oldRest = new HashSet<>();
-        for (int k = i; k < a.length; k++) {
+        for (int k = i; k < endA; k++) {
           oldRest.add(a[k]);
         }
         newRest = new HashSet<>();
-        for (int k = j; k < b.length; k++) {
+        for (int k = j; k < endB; k++) {
           newRest.add(b[k]);
         }
       }
       open = edit(edits, open, j);
-      if (i < a.length && (j == b.length || !newRest.contains(a[i]) || oldRest.contains(b[j]))) {
+      boolean removeOld = i < endA && (j >= endB || !newRest.contains(a[i]) || oldRest.contains(b[j]));
+      if (removeOld) {
         // gone, or shown further on (it is removed here and added where it is now)
         open.removed.add(source.knownOrStub(a[i]));
         oldRest.remove(a[i]);

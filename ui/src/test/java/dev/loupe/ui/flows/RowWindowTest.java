@@ -207,4 +207,35 @@ class RowWindowTest {
       assertWindow(w, vm, mirror);
     }
   }
+
+  @Test
+  void aRowInsertedInsideTheWindowIsOneAdditionAndTheRowsAroundItStay() {
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
+      vm.sort(SortKey.STATUS, false);
+      fx.runAll();
+      for (int i = 0; i < 16; i++) {
+        RecordedFlow f = flow(store, i);
+        store.add(f);
+        respond(store, f, i < 8 ? 200 : 500);
+      }
+      pulse(vm, fx);
+      RowWindow w = new RowWindow(vm.visibleList(), 20);
+      Mirror mirror = new Mirror(w);
+      List<String> seen = new ArrayList<>();
+      w.addListener((ListChangeListener<FlowRow>) c -> {
+        while (c.next()) {
+          seen.add(c.getFrom() + ".." + c.getTo() + " -" + c.getRemovedSize());
+        }
+      });
+      RecordedFlow f = flow(store, 99);
+      store.add(f);
+      respond(store, f, 404);
+      pulse(vm, fx);
+      assertThat(seen).containsExactly("8..9 -0");
+      assertThat(w.get(8).path()).isEqualTo("/99");
+      assertWindow(w, vm, mirror);
+    }
+  }
 }
