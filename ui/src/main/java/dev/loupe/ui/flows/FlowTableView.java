@@ -60,7 +60,10 @@ public final class FlowTableView extends TableView<FlowRow> {
   private boolean moving;
   /** True while {@link #allRows} is set from the table's position, not by the user. */
   private boolean syncing;
-  private boolean recenterPosted;
+  /** The row to show at the top at the next pulse (-1: none), and how far into it: one window move per frame. */
+  private int pendingRow = -1;
+  private double pendingPixels;
+  private final Runnable applyPending = this::applyPending;
   private WindowSkin skin;
 
   public FlowTableView(FlowListViewModel vm) {
@@ -144,6 +147,14 @@ public final class FlowTableView extends TableView<FlowRow> {
         moveWindow(window.total());
       }
     });
+    sceneProperty().addListener((o, was, now) -> {
+      if (was != null) {
+        was.removePreLayoutPulseListener(applyPending);
+      }
+      if (now != null) {
+        now.addPreLayoutPulseListener(applyPending);
+      }
+    });
     getSelectionModel().selectedItemProperty().addListener((o, was, now) -> {
       if (moving) {
         return;
@@ -161,7 +172,10 @@ public final class FlowTableView extends TableView<FlowRow> {
     return window.total();
   }
 
-  /** Scrolls row {@code index} of all the visible rows to the top, moving the window there if needed. */
+  /**
+   * Scrolls row {@code index} of all the visible rows to the top, moving the window there if needed: at the next
+   * pulse, where only the last of several requests is carried out.
+   */
   public void scrollToRow(int index) {
     showTop(index, 0);
   }
@@ -200,8 +214,29 @@ public final class FlowTableView extends TableView<FlowRow> {
     return skin == null ? 1 : Math.max(1, (int) (skin.flow().getHeight() / ROW_HEIGHT));
   }
 
-  /** Shows row {@code row} of all rows at the top, {@code pixels} scrolled into it. */
+  /**
+   * Shows row {@code row} of all rows at the top, {@code pixels} scrolled into it, before the next layout: a drag of
+   * the bar (or a burst of requests while the UI thread was busy) then costs one window move and one layout per frame.
+   */
   private void showTop(int row, double pixels) {
+    if (getScene() == null || skin == null) {
+      scrollNow(row, pixels);
+      return;
+    }
+    pendingRow = Math.max(0, row);
+    pendingPixels = pixels;
+    Platform.requestNextPulse();
+  }
+
+  private void applyPending() {
+    if (pendingRow >= 0) {
+      int row = pendingRow;
+      pendingRow = -1;
+      scrollNow(row, pendingPixels);
+    }
+  }
+
+  private void scrollNow(int row, double pixels) {
     int total = window.total();
     if (total == 0) {
       return;
@@ -270,7 +305,10 @@ public final class FlowTableView extends TableView<FlowRow> {
     }
   }
 
-  /** After each layout: the bar over all rows follows the table; near a window edge, the window moves. */
+  /**
+   * After each layout of the flow (its cells placed: the table's own layout comes before and sees old ones): the bar
+   * over all rows follows the table; near a window edge, the window moves.
+   */
   private void laidOut() {
     VirtualFlow<TableRow<FlowRow>> flow = skin.flow();
     ScrollBar own = skin.flow().vbar();
@@ -302,18 +340,8 @@ public final class FlowTableView extends TableView<FlowRow> {
     int s = window.start();
     boolean nearTop = s > 0 && first.getIndex() < margin;
     boolean nearEnd = s + window.size() < window.total() && first.getIndex() + page > window.size() - margin;
-    if ((nearTop || nearEnd) && !recenterPosted) {
-      recenterPosted = true;
-      Platform.runLater(this::recenter); // not while laying out
-    }
-  }
-
-  /** Moves the window so that the rows shown are in its middle; they stay where they are on screen. */
-  private void recenter() {
-    recenterPosted = false;
-    IndexedCell<?> first = skin == null ? null : skin.flow().getFirstVisibleCell();
-    if (first != null && first.getIndex() >= 0) {
-      showTop(window.start() + first.getIndex(), Math.max(0, -first.getLayoutY()));
+    if ((nearTop || nearEnd) && pendingRow < 0) { // before the next layout, not during this one
+      showTop(s + first.getIndex(), Math.max(0, -first.getLayoutY())); // the same rows, the window around them
     }
   }
 
@@ -335,12 +363,6 @@ public final class FlowTableView extends TableView<FlowRow> {
     @Override
     protected VirtualFlow<TableRow<FlowRow>> createVirtualFlow() {
       return new Flow();
-    }
-
-    @Override
-    protected void layoutChildren(double x, double y, double w, double h) {
-      super.layoutChildren(x, y, w, h);
-      laidOut();
     }
   }
 
