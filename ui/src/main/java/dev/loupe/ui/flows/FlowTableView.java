@@ -147,6 +147,17 @@ public final class FlowTableView extends TableView<FlowRow> {
         moveWindow(window.total());
       }
     });
+    // rows arriving beyond a full window change nothing the table shows, but the bar spans them all
+    vm.visibleList().addListener((javafx.collections.ListChangeListener<FlowRow>) c -> {
+      if (allRows.isVisible()) {
+        syncing = true;
+        try {
+          allRows.setMax(Math.max(0, window.total() - pageRows()));
+        } finally {
+          syncing = false;
+        }
+      }
+    });
     sceneProperty().addListener((o, was, now) -> {
       if (was != null) {
         was.removePreLayoutPulseListener(applyPending);

@@ -124,6 +124,7 @@ class FlowTableViewTest {
       add(i);
     }
     awaitRows(1050);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> bar.getMax() > 1000); // the bar spans them
     assertThat(table.selectedRowProperty().get().path()).isEqualTo("/5");
     assertThat(table.firstShownRow()).as("the rows on screen stay").isEqualTo(700);
 
