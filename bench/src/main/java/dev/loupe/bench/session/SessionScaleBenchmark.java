@@ -38,9 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * 2xx-5xx, JSON bodies of 150-1,500 bytes, 7 request and 6 response headers), and go through the
  * real {@link FlowStore} and {@link Session#record} path the proxy uses; no sockets (the proxy's own
  * cost is the load probe's business). Run with the launcher's JVM options:
- * {@code bench/session-scale.sh [N] [--diff] [--dir=DIR] [--reuse] [--search-only] [--deferred]}: {@code --reuse}
+ * {@code bench/session-scale.sh [N] [--diff] [--dir=DIR] [--reuse] [--search-only] [--open-only] [--deferred]}: {@code --reuse}
  * reads the file an earlier run left in DIR instead of recording a new one, {@code --search-only} skips the
- * head filters, {@code --deferred} records as headless {@code --session} does ({@link Session.Indexing#DEFERRED}:
+ * head filters, {@code --open-only} both the head filters and the body search, {@code --deferred} records as headless {@code --session} does ({@link Session.Indexing#DEFERRED}:
  * the indexes are built on close), then drops them (what a killed recording leaves) and opens the file.
  */
 public final class SessionScaleBenchmark {
@@ -54,10 +54,13 @@ public final class SessionScaleBenchmark {
     boolean diff = false;
     boolean reuse = false;
     boolean searchOnly = false;
+    boolean openOnly = false;
     Path dir = null;
     for (String a : args) {
       if (a.equals("--deferred")) {
         deferred = true;
+      } else if (a.equals("--open-only")) {
+        openOnly = true;
       } else if (a.equals("--diff")) {
         diff = true;
       } else if (a.equals("--reuse")) {
@@ -136,7 +139,7 @@ public final class SessionScaleBenchmark {
       }
 
       // 3. head filters: answered by SQL on indexed columns
-      for (String expr : searchOnly ? List.<String>of() : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
+      for (String expr : searchOnly || openOnly ? List.<String>of() : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
         Filter f = Filter.parse(expr);
         long h0 = System.nanoTime();
         long[] page = firstIds(s, f, 50);
@@ -149,7 +152,7 @@ public final class SessionScaleBenchmark {
             "'" + expr + "':", (h1 - h0) / 1e6, (h2 - h1) / 1e6, every.length, (h3 - h0) / 1e6);
       }
       // sorted by a column, as the table asks when a header is clicked
-      if (!searchOnly) {
+      if (!searchOnly && !openOnly) {
         long k0 = System.nanoTime();
         long[] byStatus = firstIds(s, Filter.ALL, 50, SortKey.STATUS, true);
         System.out.printf(Locale.ROOT, "sort by status (descending), first page: %.0f ms (%d ids)%n",
@@ -157,8 +160,8 @@ public final class SessionScaleBenchmark {
       }
 
       // 4. body search: a scan of every flow's bodies; the table asks for a first page, then the rest
-      for (String expr : List.of("~b needle-424242", "~b value-1234", "~bs needle-424242 & ~m POST",
-          "~b needle-\\d+")) {
+      for (String expr : openOnly ? List.<String>of() : List.of("~b needle-424242", "~b value-1234",
+          "~bs needle-424242 & ~m POST", "~b needle-\\d+")) {
         Filter f = Filter.parse(expr);
         long p0 = System.nanoTime();
         long[] page = firstIds(s, f, 50);
