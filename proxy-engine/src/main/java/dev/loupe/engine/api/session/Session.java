@@ -78,14 +78,17 @@ public interface Session extends AutoCloseable {
   enum Indexing {
     /**
      * Kept up to date as flows are written, so filters are quick while recording (the window). A file
-     * that lacks them gets them built in the background after it opens.
+     * that lacks them gets them built in the background after it opens (on the writer thread, one
+     * index at a time, recording batches in between); until then filters scan and listing every id
+     * reads the whole table (seconds for 10<sup>6</sup> flows instead of about one).
      */
     LIVE,
     /**
-     * Dropped when the file opens and built when it closes: each flow costs the writer about a third
+     * Dropped when the file opens and built when it closes: each flow costs the writer about a quarter
      * of what it does with {@link #LIVE} (docs/PERFORMANCE.md), and filters scan meanwhile (headless
-     * {@code --session}). Closing takes longer, about 4 s per 10<sup>6</sup> flows; a killed recording
-     * leaves the file without them until it is next opened for writing.
+     * {@code --session}). Closing takes longer: the build, 10-20 s per 10<sup>6</sup> flows on a shared
+     * 2-core machine. A killed recording leaves the file without them until it is next opened for
+     * writing.
      */
     DEFERRED
   }
