@@ -11,7 +11,8 @@
 # line per run: jar, CPU ms per 1000 requests, wall time, peak RSS (VmHWM).
 # env: JOPTS (Loupe JVM options, default "-Xms1g -Xmx1g"; set JOPTS= for JVM defaults), WARM (150000),
 # A_ARGS / B_ARGS (extra Loupe options of run A / B, e.g. the same jar twice with
-# B_ARGS='--session /tmp/x-%n.loupe'; %n becomes the run's number, so each run records a new file).
+# B_ARGS='--session /tmp/x-%n.loupe'; %n becomes the run's number, so each run records a new file),
+# THREADS=1 (also print the CPU per request of each thread name: event loops, session writer, JIT, GC).
 set -Eeuo pipefail
 A=$1; B=$2; P=${3:-h1}; URLPATH=${4:-small}; N=${5:-100000}; PAIRS=${6:-2}
 JOPTS=${JOPTS--Xms1g -Xmx1g}; WARM=${WARM:-150000}
@@ -43,9 +44,14 @@ run() {
   h2load "${F[@]}" -n "$WARM" "https://127.0.0.1:$port/$URLPATH" > /dev/null 2>&1
   sleep 1
   local a b t0 t1 ok hwm
+  if [[ -n ${THREADS:-} ]]; then "$(dirname "$0")/thread-cpu.py" "$pid" > "$W/threads0"; fi
   a=$(awk '{print $14+$15}' /proc/$pid/stat); t0=$(date +%s.%N)
   ok=$(h2load "${F[@]}" -n "$N" "https://127.0.0.1:$port/$URLPATH" 2>&1 | grep -oE '[0-9]+ succeeded' | head -1)
   t1=$(date +%s.%N); b=$(awk '{print $14+$15}' /proc/$pid/stat)
+  if [[ -n ${THREADS:-} ]]; then
+    "$(dirname "$0")/thread-cpu.py" "$pid" > "$W/threads1"
+    "$(dirname "$0")/thread-cpu.py" diff "$W/threads0" "$W/threads1" "$N"
+  fi
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' /proc/$pid/status)
   kill "$pid"; wait "$pid" 2>/dev/null || true
   echo "$(basename "$jar")${extra:+ [$extra]} $P /$URLPATH cpu_ms_per_1k=$(echo "scale=1; ($b-$a)*10*1000/$N" | bc)" \
