@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.http3.Http3StreamEnd;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
@@ -84,6 +85,7 @@ public final class Http3Streams {
                 .addLast("h3-to-http", new Http3FrameToHttpObjectCodec(true))
                 .addLast("h3-stream", new StreamAdapter())
                 .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
+            Http3StreamEnd.install(stream.pipeline(), "h3-to-http");
           }
         }));
       }
