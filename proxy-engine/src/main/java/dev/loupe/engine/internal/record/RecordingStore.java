@@ -33,7 +33,9 @@ import java.util.logging.Logger;
  * Publishing never blocks the caller (an event loop): each listener has its own queue and delivery
  * thread. {@code UPDATED} events for a flow already waiting in the queue are coalesced, and are
  * dropped once a queue holds more than its capacity; {@code ADDED} and {@code COMPLETED} always go
- * through.
+ * through. Inside the engine, {@link #subscribeInline} delivers on the publishing thread instead, to
+ * a listener that only notes the flow (the session recorder): a queue and a thread woken per event
+ * cost the event loops more than the noting does.
  *
  * <h3>Memory budget</h3>
  * When captured bodies held on the heap exceed the budget, the bodies of the oldest completed flows
@@ -56,6 +58,7 @@ public final class RecordingStore implements FlowStore {
   /** Completed flows whose bodies still hold heap, oldest completion first. */
   private final ConcurrentLinkedQueue<RecordedFlow> resident = new ConcurrentLinkedQueue<>();
   private final List<Listening> subscriptions = new CopyOnWriteArrayList<>();
+  private final List<FlowListener> inline = new CopyOnWriteArrayList<>();
   private final AtomicLong nextId = new AtomicLong(1);
   private final AtomicLong heapBytes = new AtomicLong();
   private final long memoryBudget;
@@ -273,7 +276,40 @@ public final class RecordingStore implements FlowStore {
     return s;
   }
 
+  /**
+   * Delivers every event to {@code listener} on the thread that publishes it (an event loop, for
+   * most), before {@code add}, {@code updated} or {@code completed} returns, uncoalesced. For engine
+   * listeners that only note the flow: it must be quick (a map put under a lock held as briefly) and
+   * must never wait for anything else. Always idle; closing stops delivery at once.
+   */
+  public Subscription subscribeInline(FlowListener listener) {
+    inline.add(listener);
+    return new Subscription() {
+      @Override
+      public long droppedUpdates() {
+        return 0;
+      }
+
+      @Override
+      public boolean awaitIdle(long timeout, TimeUnit unit) {
+        return true; // delivered before the publisher went on
+      }
+
+      @Override
+      public void close() {
+        inline.remove(listener);
+      }
+    };
+  }
+
   private void publish(FlowEvent event) {
+    for (FlowListener l : inline) {
+      try {
+        l.onFlowEvent(event);
+      } catch (RuntimeException ex) {
+        LOG.log(Level.WARNING, "flow listener failed on " + event.type() + " of flow " + event.flow().id(), ex);
+      }
+    }
     for (Listening s : subscriptions) {
       s.offer(event);
     }
