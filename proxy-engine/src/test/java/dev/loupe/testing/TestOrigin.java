@@ -643,6 +643,15 @@ public final class TestOrigin implements AutoCloseable {
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close(); // e.g. the proxy does not trust this origin: expected in some tests, not worth a log line
     }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+      if (cause instanceof java.io.IOException) {
+        ctx.close(); // the proxy dropped the connection mid-handshake (its client left): not worth a warning
+      } else {
+        super.exceptionCaught(ctx, cause);
+      }
+    }
   }
 
   /** Cleartext: the HTTP/2 connection preface means prior-knowledge h2c, anything else HTTP/1.1. */
