@@ -2,11 +2,14 @@ package dev.loupe.engine.internal.intercept;
 
 import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -152,7 +155,10 @@ public final class PluginHost implements Plugins, AutoCloseable {
    * stop).
    */
   public AutoCloseable observe(FlowStore store) {
-    FlowStore.Subscription s = store.subscribe(observers::onFlowEvent);
+    // The observers act on a flow's first and last events only: updates are not even queued.
+    FlowStore.Subscription s = store instanceof RecordingStore recording
+        ? recording.subscribe(observers::onFlowEvent, 10_000, EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED))
+        : store.subscribe(observers::onFlowEvent);
     return s::close;
   }
 
