@@ -105,7 +105,7 @@ public final class FlowTableBenchmark {
         java.util.concurrent.locks.LockSupport.parkNanos(due - System.nanoTime());
       }
     }
-    awaitRows(table, paced);
+    awaitRows(vm, paced);
     long pacedDone = System.nanoTime();
     long[] pacedWaits = drain(waits);
     long t1 = System.nanoTime();
@@ -113,7 +113,7 @@ public final class FlowTableBenchmark {
       record(store, capture, i);
     }
     long produced = System.nanoTime();
-    awaitRows(table, n);
+    awaitRows(vm, n);
     long shown = System.nanoTime();
     probing.set(false);
     probe.join();
@@ -142,7 +142,7 @@ public final class FlowTableBenchmark {
               return;
             }
             table.getScene().removePostLayoutPulseListener(once[0]);
-            matched[0] = table.getItems().size();
+            matched[0] = table.rowCount();
             if (run % 2 == 0) {
               listMs[run] = (called + UI_BUSY.get() - busyBefore) / 1e6;
             }
@@ -159,7 +159,7 @@ public final class FlowTableBenchmark {
       CompletableFuture<Integer> count = new CompletableFuture<>();
       Platform.runLater(() -> {
         vm.filter(expr);
-        count.complete(table.getItems().size());
+        count.complete(table.rowCount());
       });
       double[] measured = Arrays.stream(ms).filter(x -> x > 0).sorted().toArray();
       double[] listOnly = Arrays.stream(listMs).filter(x -> x > 0).sorted().toArray();
@@ -205,11 +205,11 @@ public final class FlowTableBenchmark {
   private static final String[] TYPES = {"application/json", "text/html", "image/png", "application/javascript"};
 
   /** Waits until the table shows {@code n} rows, the last one completed. */
-  private static void awaitRows(FlowTableView table, int n) throws Exception {
+  private static void awaitRows(FlowListViewModel vm, int n) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
     while (true) {
       CompletableFuture<Boolean> ok = new CompletableFuture<>();
-      Platform.runLater(() -> ok.complete(table.getItems().size() == n && table.getItems().get(n - 1).status() != 0));
+      Platform.runLater(() -> ok.complete(vm.visibleRows().size() == n && vm.visibleRows().get(n - 1).status() != 0));
       if (ok.get(300, TimeUnit.SECONDS)) {
         return;
       }

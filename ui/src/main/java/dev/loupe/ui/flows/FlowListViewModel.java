@@ -36,8 +36,9 @@ import javafx.collections.ObservableList;
  * <h3>Live flows</h3>
  * Flow events arrive on the store's delivery thread and are only recorded (the newest state per
  * flow wins); at most {@value #DEFAULT_PULSES_PER_SECOND} times a second the pending flows are turned
- * into rows and applied on the UI thread in one go, so a burst of thousands of flows per second costs
- * a few list changes, not one per event.
+ * into rows on the pulse thread (their columns read once: half of a batch's cost, off the UI thread) and
+ * applied on the UI thread in one go, so a burst of thousands of flows per second costs a few list
+ * changes, not one per event.
  *
  * <h3>Filter and order</h3>
  * {@link #visibleRows()} is the rows the filter lets through ({@link #filter(String)}, the shared
@@ -75,11 +76,15 @@ public final class FlowListViewModel implements AutoCloseable {
   /** Flows changed since the last batch, newest state wins, first-arrival order (guarded by lock). */
   private LinkedHashMap<Long, Flow> pending = new LinkedHashMap<>();
   private boolean batchPosted;
+  /** Increases when the pending flows are dropped (clear, a new catalog): rows made before are dropped too. */
+  private long epoch;
   private final FlowStore.Subscription subscription;
   private final ScheduledExecutorService pulse;
   private final Executor worker;
   /** What the visible rows show (UI thread). */
   private Filter shownFilter = Filter.ALL;
+  /** {@link #shownFilter} for the pulse thread, which matches a batch's flows with it. */
+  private volatile Filter batchFilter = Filter.ALL;
   /** What was asked for last (UI thread); shown once its answer arrives. */
   private Filter filter = Filter.ALL;
   private SortKey key = SortKey.ID;
@@ -155,6 +160,11 @@ public final class FlowListViewModel implements AutoCloseable {
     return readOnlyVisible;
   }
 
+  /** The visible rows themselves (the table's window reads their ids). */
+  FlowRows visibleList() {
+    return visible;
+  }
+
   /** How many flows the table holds. */
   public ReadOnlyIntegerProperty countProperty() {
     return count.getReadOnlyProperty();
@@ -212,6 +222,7 @@ public final class FlowListViewModel implements AutoCloseable {
   public void catalog(FlowCatalog next) {
     synchronized (lock) {
       pending = new LinkedHashMap<>();
+      epoch++;
     }
     rows.reset(next);
     allGeneration++;
@@ -249,6 +260,7 @@ public final class FlowListViewModel implements AutoCloseable {
       // every row in id order is what the "all" list holds (or will, when its answer comes): no query
       filtering.set(false);
       shownFilter = f;
+      batchFilter = f;
       visible.replace(k, desc, everyId(desc), all.size());
       return;
     }
@@ -256,6 +268,7 @@ public final class FlowListViewModel implements AutoCloseable {
     ask(() -> Answer.of(store, catalog, f, k, desc, () -> gen != generation), a -> {
       if (gen == generation) {
         shownFilter = f;
+        batchFilter = f;
         place(visible, a);
         filtering.set(false);
       }
@@ -315,7 +328,11 @@ public final class FlowListViewModel implements AutoCloseable {
       touched.clear();
     }
     if (!again.isEmpty()) {
-      applyFlows(again);
+      boolean[] matches = new boolean[again.size()];
+      for (int i = 0; i < matches.length; i++) {
+        matches[i] = shownFilter.test(again.get(i));
+      }
+      applyRows(new Batch(again.stream().map(FlowRow::of).toList(), shownFilter, matches));
     }
   }
 
@@ -338,6 +355,7 @@ public final class FlowListViewModel implements AutoCloseable {
   public void clear() {
     synchronized (lock) {
       pending = new LinkedHashMap<>();
+      epoch++;
     }
     rows.reset(rows.catalog());
     allGeneration++;
@@ -362,30 +380,53 @@ public final class FlowListViewModel implements AutoCloseable {
     return subscription.awaitIdle(timeout, unit);
   }
 
-  /** Live rows beyond the store's size that make a batch sweep (see {@link #applyBatch}). */
+  /** Live rows beyond the store's size that make a batch sweep (see {@code applyBatch}). */
   static final int SWEEP_SLACK = 4096;
 
   /**
-   * On the pulse thread: one batch in flight at most; while no flow arrives, an empty batch every 64
-   * pulses, so rows of flows the store let go after the last arrivals are swept too.
+   * On the pulse thread: turns the pending flows into rows and posts them; one batch in flight at most;
+   * while no flow arrives, an empty batch every 64 pulses, so rows of flows the store let go after the
+   * last arrivals are swept too.
    */
   void postBatch() {
+    LinkedHashMap<Long, Flow> batch;
+    long of;
     synchronized (lock) {
       if (batchPosted || (pending.isEmpty() && ++idlePulses % 64 != 0)) {
         return;
       }
       batchPosted = true;
-    }
-    fx.post(this::applyBatch);
-  }
-
-  /** On the UI thread: turns the pending flows into rows, one list change per list. */
-  void applyBatch() {
-    LinkedHashMap<Long, Flow> batch;
-    synchronized (lock) {
       batch = pending;
       pending = new LinkedHashMap<>();
+      of = epoch;
+    }
+    List<FlowRow> made = new ArrayList<>(batch.size());
+    Filter filter = batchFilter;
+    boolean[] matches = new boolean[batch.size()];
+    int i = 0;
+    for (Flow f : batch.values()) {
+      matches[i++] = filter.test(f); // first: a row made after shows at least what matched
+      made.add(FlowRow.of(f)); // a snapshot of the flow's columns, as the UI thread would have read them
+    }
+    fx.post(() -> applyBatch(new Batch(made, filter, matches), of));
+  }
+
+  /** Rows of live flows, and whether each matched {@code filter}. */
+  private record Batch(List<FlowRow> rows, Filter filter, boolean[] matches) {
+    /** Whether row {@code i} matches {@code shown} (matched again if the filter changed since). */
+    boolean matches(int i, Filter shown) {
+      return shown == filter ? matches[i] : shown.test(rows.get(i).flow());
+    }
+  }
+
+  /** On the UI thread: applies a batch of rows, one list change per list. */
+  private void applyBatch(Batch made, long of) {
+    List<FlowRow> batch = made.rows();
+    synchronized (lock) {
       batchPosted = false;
+      if (of != epoch) {
+        return; // made before a clear or a new catalog
+      }
     }
     if (batch.isEmpty()) {
       if (rows.liveRows() > store.size()) {
@@ -394,9 +435,11 @@ public final class FlowListViewModel implements AutoCloseable {
       return;
     }
     if (waiting > 0) {
-      touched.addAll(batch.keySet());
+      for (FlowRow r : batch) {
+        touched.add(r.id());
+      }
     }
-    applyFlows(batch.values());
+    applyRows(made);
     // rows of flows the session wrote and the store let go become cached rows: every 32 batches, and
     // whenever the live rows outgrow the store by a few thousand (a starved UI thread makes few, big
     // batches: counting batches alone let a whole ingest's rows, and their flows, pile up here)
@@ -405,20 +448,21 @@ public final class FlowListViewModel implements AutoCloseable {
     }
   }
 
-  private void applyFlows(Iterable<Flow> flows) {
+  /** Rows of live flows ({@link FlowRow#of}), in arrival order. */
+  private void applyRows(Batch made) {
     List<FlowRow> addAll = new ArrayList<>();
     List<FlowRow> addVisible = new ArrayList<>();
     all.begin();
     visible.begin();
-    for (Flow f : flows) {
-      FlowRow was = rows.known(f.id());
+    for (int i = 0; i < made.rows().size(); i++) {
+      FlowRow row = made.rows().get(i);
+      FlowRow was = rows.known(row.id());
       boolean wasLive = was != null && was.ref() instanceof FlowRow.LiveRef;
-      int inAll = all.indexOf(f.id(), wasLive ? was : null);
-      int inVisible = visible.indexOf(f.id(), wasLive ? was : null);
-      FlowRow row = FlowRow.of(f);
+      int inAll = all.indexOf(row.id(), wasLive ? was : null);
+      int inVisible = visible.indexOf(row.id(), wasLive ? was : null);
       rows.putLive(row);
       upsert(all, inAll, was, row, true, addAll);
-      upsert(visible, inVisible, was, row, shownFilter.test(f), addVisible);
+      upsert(visible, inVisible, was, row, made.matches(i, shownFilter), addVisible);
     }
     all.insertAll(addAll);
     visible.insertAll(addVisible);

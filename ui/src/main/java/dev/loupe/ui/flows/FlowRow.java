@@ -117,6 +117,11 @@ public record FlowRow(FlowSummary summary, Flow.Paused paused, FlowRef ref) {
     return summary.imported();
   }
 
+  /** Which launched browser or terminal sent the flow, or empty. */
+  public String client() {
+    return summary.client() == null ? "" : summary.client();
+  }
+
   /** The whole flow (see {@link FlowRef#flow()}). */
   public Flow flow() {
     return ref.flow();

@@ -32,6 +32,7 @@ final class FlowRows extends ObservableListBase<FlowRow> {
   private SortKey key = SortKey.ID;
   private boolean descending;
   private Comparator<FlowSummary> order = SortKey.ID.comparator();
+  private int replacements;
 
   FlowRows(RowSource rows) {
     this.rows = rows;
@@ -99,24 +100,40 @@ final class FlowRows extends ObservableListBase<FlowRow> {
     }
     ids = next;
     size = count;
-    beginChange();
-    if (oldSize > 0) {
-      nextRemove(0, new AbstractList<FlowRow>() {
-        @Override
-        public FlowRow get(int index) {
-          return rows.row(oldIds, oldReversed ? oldSize - 1 - index : index, oldSize);
-        }
+    replacements++;
+    if (oldSize == 0 && count == 0) {
+      return;
+    }
+    // not nextRemove(0, list): JavaFX's change builder reads a removed list element by element, which read every
+    // old row back from the session (a new filter over a million flows: a million rows, on the UI thread)
+    List<FlowRow> removed = new AbstractList<>() {
+      @Override
+      public FlowRow get(int index) {
+        return rows.row(oldIds, oldReversed ? oldSize - 1 - index : index, oldSize);
+      }
 
-        @Override
-        public int size() {
-          return oldSize;
-        }
-      });
-    }
-    if (count > 0) {
-      nextAdd(0, count);
-    }
-    endChange();
+      @Override
+      public int size() {
+        return oldSize;
+      }
+    };
+    fireChange(new RangeChange<>(this, List.of(new RangeChange.Range<>(0, count, removed))));
+  }
+
+  /** How many times {@link #replace} swapped every id. */
+  int replacements() {
+    return replacements;
+  }
+
+  /** The row of {@code ids[i]}, read with its page from the catalog if it is not known. */
+  FlowRow rowIn(long[] ids, int i) {
+    return rows.row(ids, i, ids.length);
+  }
+
+  /** The last known row of {@code id}, or a stand-in for it; never reads the catalog. */
+  FlowRow knownOrStub(long id) {
+    FlowRow r = rows.known(id);
+    return r != null ? r : rows.stub(id);
   }
 
   void begin() {

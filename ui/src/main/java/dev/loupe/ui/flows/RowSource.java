@@ -134,10 +134,15 @@ final class RowSource {
     return new FlowRow(s, null, new StoredRef(s.id(), this));
   }
 
+  /** A stand-in row for {@code id} when its columns do not matter (a removed row nobody had read); not cached. */
+  FlowRow stub(long id) {
+    return gone(id);
+  }
+
   /** A row for an id neither the store nor the catalog has (anymore). */
   private FlowRow gone(long id) {
     return new FlowRow(new FlowSummary(id, Instant.EPOCH, "", "", "", "", 0, "", 0, 0, null, null, FlowTier.RELAY,
-        FlowState.FAILED, "not in the session any more", List.of(), -1, false, false), null, new StoredRef(id, this));
+        FlowState.FAILED, "not in the session any more", List.of(), -1, false, false, null), null, new StoredRef(id, this));
   }
 
   /** The whole flow {@code id}: the live one, else read from the catalog (kept for a while); null if gone. */

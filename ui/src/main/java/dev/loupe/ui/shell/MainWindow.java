@@ -189,7 +189,7 @@ public final class MainWindow implements AutoCloseable {
     table = new FlowTableView(flows);
     table.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
     exportSelected.setOnAction(e -> exportHar(selectedFlows(), "selected"));
-    exportSelected.disableProperty().bind(Bindings.isEmpty(table.getSelectionModel().getSelectedItems()));
+    exportSelected.disableProperty().bind(table.selectedRowProperty().isNull());
     table.setContextMenu(contextMenu());
     FlowMarks.install(table);
     compose = new ComposeActions(ctx.replayer(), ctx.confdir(), this::selectedFlows, this::window, notice::set,
@@ -202,7 +202,8 @@ public final class MainWindow implements AutoCloseable {
     detail.contentViews(ctx.plugins()::contentViews);
     detailArea.getChildren().add(new DetailPane(detail).node());
     detailArea.setId("detail-area");
-    table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> detail.show(row == null ? null : row.flow()));
+    // the table's selected row, which stays while the table's window over a long list moves away from it
+    table.selectedRowProperty().addListener((o, was, row) -> detail.show(row == null ? null : row.flow()));
     flows.rows().addListener((javafx.collections.ListChangeListener<FlowRow>) c -> detail.refresh());
     split = new SplitPane(table, detailArea);
     split.setOrientation(Orientation.VERTICAL);
@@ -364,7 +365,7 @@ public final class MainWindow implements AutoCloseable {
 
   /** The selected flows, in table order. */
   private List<Flow> selectedFlows() {
-    return flowsOf(table.getSelectionModel().getSelectedItems());
+    return flowsOf(table.selectedRows());
   }
 
   private static List<Flow> flowsOf(List<FlowRow> rows) {

@@ -200,4 +200,27 @@ class FlowListViewModelTest {
           .containsExactly("/done", "/late");
     }
   }
+
+  @Test
+  void rowsMadeBeforeAClearAreDroppedAndABatchMatchedWithAnOlderFilterIsMatchedAgain() {
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (FlowListViewModel vm = new FlowListViewModel(store, fx, 0, Runnable::run)) {
+      store.add(flow(store, "GET", "example.com", "/before-clear"));
+      assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
+      vm.postBatch(); // the rows are made here (the pulse thread), applied when the UI thread runs
+      vm.clear();
+      fx.runAll();
+      assertThat(vm.rows()).as("made before the clear").isEmpty();
+
+      store.add(flow(store, "POST", "example.com", "/post"));
+      store.add(flow(store, "GET", "example.com", "/get"));
+      assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
+      vm.filter("~m POST"); // answered on the worker (inline here); shown when the UI thread runs
+      vm.postBatch(); // matched with the filter shown until then (everything): matched again once applied
+      fx.runAll();
+      assertThat(vm.rows()).extracting(FlowRow::path).containsExactly("/post", "/get");
+      assertThat(vm.visibleRows()).extracting(FlowRow::path).containsExactly("/post");
+    }
+  }
 }

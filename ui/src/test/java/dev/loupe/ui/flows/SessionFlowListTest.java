@@ -173,4 +173,60 @@ class SessionFlowListTest {
       assertThat(vm.rows().get(17999).path()).isEqualTo("/item/17999");
     }
   }
+
+  @Test
+  void storedRowsShowTheirClientWithoutLoadingTheFlow() throws Exception {
+    // the Client column read the whole flow back from the file for every stored row it showed
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    java.util.concurrent.atomic.AtomicInteger loads = new java.util.concurrent.atomic.AtomicInteger();
+    try (Session session = Session.open(dir.resolve("client.loupe"), dir)) {
+      session.record(store, p -> { });
+      for (int i = 0; i < 3000; i++) {
+        RecordedFlow f = new RecordedFlow(store.nextId(), Instant.parse("2026-01-01T00:00:00Z").plusMillis(i),
+            new CapturePolicy(1 << 20, true, dir));
+        f.request(new RequestHead("GET", "https", "h.example", 443, "/c/" + i, "HTTP/1.1", Headers.EMPTY));
+        f.client(i % 2 == 0 ? "chrome-1" : null);
+        store.add(f);
+        f.complete();
+        store.completed(f);
+      }
+      session.flush();
+      FlowCatalog files = FlowCatalog.of(session);
+      FlowCatalog counting = new FlowCatalog() {
+        @Override
+        public void ids(dev.loupe.engine.filter.Filter filter, SortKey key, boolean descending,
+            java.util.function.LongPredicate sink, java.util.function.BooleanSupplier stop)
+            throws dev.loupe.engine.api.session.model.SessionException {
+          files.ids(filter, key, descending, sink, stop);
+        }
+
+        @Override
+        public java.util.Map<Long, dev.loupe.engine.api.session.model.FlowSummary> summaries(long[] ids, int from,
+            int to) throws dev.loupe.engine.api.session.model.SessionException {
+          return files.summaries(ids, from, to);
+        }
+
+        @Override
+        public Flow load(long id) throws dev.loupe.engine.api.session.model.SessionException {
+          loads.incrementAndGet();
+          return files.load(id);
+        }
+
+        @Override
+        public void release(Flow loaded) {
+          files.release(loaded);
+        }
+      };
+      try (FlowListViewModel vm = new FlowListViewModel(store, counting, fx, 0, Runnable::run)) {
+        fx.runAll();
+        assertThat(store.get(vm.rows().get(10).id())).as("a stored row").isNull();
+        assertThat(vm.rows().get(10).client()).isEqualTo("chrome-1");
+        assertThat(vm.rows().get(11).client()).isEmpty();
+        assertThat(vm.rows().get(2999).client()).isEmpty(); // live
+        assertThat(vm.rows().get(2998).client()).isEqualTo("chrome-1");
+        assertThat(loads).as("no flow read whole for its row").hasValue(0);
+      }
+    }
+  }
 }

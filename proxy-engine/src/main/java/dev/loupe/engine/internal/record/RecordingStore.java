@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowListener;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -260,7 +261,16 @@ public final class RecordingStore implements FlowStore {
 
   @Override
   public Subscription subscribe(FlowListener listener, int capacity) {
-    Listening s = new Listening(listener, capacity);
+    return subscribe(listener, capacity, EnumSet.allOf(FlowEvent.Type.class));
+  }
+
+  /**
+   * Like {@link #subscribe(FlowListener, int)}, delivering only events of {@code types}: the others
+   * are not queued at all, so a listener that ignores updates (the plugins' observers) costs the
+   * event loops nothing for them.
+   */
+  public Subscription subscribe(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
+    Listening s = new Listening(listener, capacity, EnumSet.copyOf(types));
     subscriptions.add(s);
     s.thread.start();
     return s;
@@ -310,6 +320,7 @@ public final class RecordingStore implements FlowStore {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private final FlowListener listener;
     private final int capacity;
+    private final Set<FlowEvent.Type> types;
     private final ConcurrentLinkedQueue<FlowEvent> queue = new ConcurrentLinkedQueue<>();
     private final Set<Long> pendingUpdates = ConcurrentHashMap.newKeySet();
     private final AtomicInteger queued = new AtomicInteger();
@@ -318,16 +329,22 @@ public final class RecordingStore implements FlowStore {
     private final AtomicLong accepted = new AtomicLong();
     private final Thread thread;
     private volatile boolean closed;
+    /**
+     * Set by the delivery thread just before it parks on an empty queue. Producers (the event loops)
+     * unpark it only then: a busy listener costs them no wake-up system call per event.
+     */
+    private volatile boolean parked;
 
-    private Listening(FlowListener listener, int capacity) {
+    private Listening(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
       this.listener = listener;
       this.capacity = capacity;
+      this.types = types;
       this.thread = new Thread(this::run, "loupe-flow-listener-" + COUNTER.incrementAndGet());
       this.thread.setDaemon(true);
     }
 
     void offer(FlowEvent e) {
-      if (closed) {
+      if (closed || !types.contains(e.type())) {
         return;
       }
       if (e.type() == FlowEvent.Type.UPDATED) {
@@ -343,7 +360,9 @@ public final class RecordingStore implements FlowStore {
       accepted.incrementAndGet();
       queue.add(e);
       queued.incrementAndGet();
-      LockSupport.unpark(thread);
+      if (parked) {
+        LockSupport.unpark(thread);
+      }
     }
 
     private void run() {
@@ -353,7 +372,13 @@ public final class RecordingStore implements FlowStore {
           if (closed) {
             break;
           }
-          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+          // Announce the park, then look once more: an event added after that look sees the flag
+          // and unparks us; one added before it is found by the look (both sides are volatile).
+          parked = true;
+          if (queue.isEmpty() && !closed) {
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+          }
+          parked = false;
           continue;
         }
         queued.decrementAndGet();

@@ -49,7 +49,7 @@ import java.util.function.BooleanSupplier;
 public final class FlowReader {
   private static final String SUMMARY_COLUMNS = "id, started, state, tier, source, method, scheme, host, port,"
       + " target, url, status, res_type, res_size, total_ms, client_proto, server_proto, error_kind, error,"
-      + " websocket, tunnel_up, tunnel_down, modified, replay_of";
+      + " websocket, tunnel_up, tunnel_down, modified, replay_of, client";
 
   /** A consumer of ids, in order, that may stop the query by returning false. */
   @FunctionalInterface
@@ -162,7 +162,7 @@ public final class FlowReader {
         r.getInt(12), FlowSummary.mediaType(newline >= 0 ? resType.substring(0, newline) : resType),
         size, total, r.getString(16), r.getString(17), tier, state, error,
         modified == null ? List.of() : Arrays.asList(modified.split("\n", -1)), replayOf, r.getInt(20) != 0,
-        r.getInt(5) != 0);
+        r.getInt(5) != 0, r.getString(25));
   }
 
   private static String nonNull(String s) {

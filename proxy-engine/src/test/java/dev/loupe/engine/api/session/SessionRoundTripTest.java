@@ -292,6 +292,9 @@ class SessionRoundTripTest {
         RecordedFlow f = new RecordedFlow(store.nextId(), T0.plusMillis(i), capture());
         f.timings().requestStart(1);
         f.request(new RequestHead("GET", "http", "h" + (i % 7) + ".example", 80, "/" + i, "HTTP/1.1", Headers.EMPTY));
+        if (i % 2 == 0) {
+          f.client("firefox");
+        }
         store.add(f);
         f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.EMPTY));
         f.responseBody().append(ByteBuffer.wrap(TestData.bytes(i)));
@@ -305,6 +308,12 @@ class SessionRoundTripTest {
       assertThat(store.get(flows.get(0).id())).isNull();
       assertSameFlow(s.load(flows.get(5).id()), flows.get(5));
       assertThat(s.summaries(new long[] {flows.get(10).id()}, 0, 1).get(flows.get(10).id()).path()).isEqualTo("/10");
+      // a stored row's columns are the live flow's, the client label too (the table shows it without loading the flow)
+      long[] ids = {flows.get(10).id(), flows.get(11).id()};
+      assertThat(s.summaries(ids, 0, 2)).containsEntry(ids[0], FlowSummary.of(flows.get(10)))
+          .containsEntry(ids[1], FlowSummary.of(flows.get(11)));
+      assertThat(s.summaries(ids, 0, 2).get(ids[0]).client()).isEqualTo("firefox");
+      assertThat(s.summaries(ids, 0, 2).get(ids[1]).client()).isNull();
     }
   }
 }

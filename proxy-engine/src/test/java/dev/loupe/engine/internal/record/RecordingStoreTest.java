@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -66,6 +67,29 @@ class RecordingStoreTest {
     assertThat(a.events()).isEqualTo(published);
     assertThat(b.events()).isEqualTo(published);
     assertThat(sa.droppedUpdates()).isZero();
+  }
+
+  @Test
+  void aListenerOfSomeEventTypesGetsOnlyThoseInPublishOrder() throws InterruptedException {
+    RecordingStore store = new RecordingStore();
+    RecordingListener all = new RecordingListener();
+    RecordingListener ends = new RecordingListener();
+    FlowStore.Subscription sAll = subscribe(store, all, 10_000);
+    FlowStore.Subscription sEnds = store.subscribe(ends, 10_000, EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED));
+    subscriptions.add(sEnds);
+    for (int i = 0; i < 300; i++) {
+      RecordedFlow f = flow(store);
+      store.add(f);
+      store.updated(f);
+      store.completed(f);
+      if (i % 50 == 0) {
+        Thread.sleep(60); // let the delivery threads park, so publishing has to wake them again
+      }
+    }
+    assertThat(sAll.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(sEnds.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(ends.events()).hasSize(600).isEqualTo(withoutUpdates(all.events()));
+    assertThat(all.events()).hasSize(900);
   }
 
   @Test

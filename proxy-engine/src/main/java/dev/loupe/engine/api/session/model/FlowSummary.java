@@ -24,11 +24,12 @@ import java.util.Objects;
  * @param modifiedBy      what changed the flow (rules, breakpoints), in order; empty when untouched
  * @param replayOf        the flow this one replays, or -1
  * @param imported        whether the flow came from a file (HAR) rather than through this proxy
+ * @param client          which launched browser or terminal sent it ({@link Flow#client()}), or null
  */
 public record FlowSummary(long id, Instant startedAt, String method, String host, String path, String url,
     int status, String contentType, long size, double durationMs, String clientProtocol, String serverProtocol,
     FlowTier tier, FlowState state, String error, List<String> modifiedBy, long replayOf, boolean webSocket,
-    boolean imported) {
+    boolean imported, String client) {
 
   public FlowSummary {
     Objects.requireNonNull(startedAt, "startedAt");
@@ -59,7 +60,7 @@ public record FlowSummary(long id, Instant startedAt, String method, String host
         f.state() == FlowState.IN_FLIGHT ? -1 : f.timings().totalMs(),
         f.clientProtocol(), f.serverProtocol(), f.tier(), f.state(),
         f.error() == null ? null : f.error().toString(),
-        List.copyOf(f.modifiedBy()), f.replayOf(), f.isWebSocket(), false);
+        List.copyOf(f.modifiedBy()), f.replayOf(), f.isWebSocket(), false, f.client());
   }
 
   /** What the Path column shows: the target, or {@code host:port} for a tunnel. */
