@@ -67,13 +67,14 @@ public final class SessionWindowBenchmark {
       Stage stage = new Stage();
       stage.setScene(new Scene(table, 1200, 760));
       stage.show();
-      ui.complete(new Object[] {vm, table});
+      ui.complete(new Object[] {vm, table, Thread.currentThread().getId()});
     });
     Object[] parts = ui.get(60, TimeUnit.SECONDS);
     FlowListViewModel vm = (FlowListViewModel) parts[0];
     FlowTableView table = (FlowTableView) parts[1];
 
     Heartbeat heartbeat = new Heartbeat();
+    heartbeat.uiThread = (Long) parts[2];
     heartbeat.start();
     AtomicBoolean scrolling = new AtomicBoolean(true);
     AtomicInteger scrolls = new AtomicInteger();
@@ -94,6 +95,7 @@ public final class SessionWindowBenchmark {
     scroller.start();
 
     CapturePolicy capture = CapturePolicy.defaults();
+    long uiCpu0 = heartbeat.uiCpu();
     long peakRss = 0;
     long t0 = System.nanoTime();
     for (int i = 0; i < n; i++) {
@@ -120,11 +122,14 @@ public final class SessionWindowBenchmark {
     long rssEnd = rss("VmRSS");
     String ingestWaits = heartbeat.drain();
     int ingestScrolls = scrolls.getAndSet(0);
+    long uiCpu1 = heartbeat.uiCpu();
     System.out.printf(Locale.ROOT, "ingest: %,d flows made in %.1f s, on disk after %.1f s (%,.0f flows/s sustained),"
         + " all %,d rows in the table after %.1f s%n", n, (produced - t0) / 1e9, (flushed - t0) / 1e9,
         n / ((flushed - t0) / 1e9), n, (shown - t0) / 1e9);
     System.out.printf(Locale.ROOT, "  UI thread while ingesting and scrolling (%,d jumps): waits %s%n", ingestScrolls,
         ingestWaits);
+    System.out.printf(Locale.ROOT, "  UI thread's CPU while ingesting and scrolling: %.1f s (%.1f ms per jump, all work counted)%n",
+        (uiCpu1 - uiCpu0) / 1e9, (uiCpu1 - uiCpu0) / 1e6 / Math.max(1, ingestScrolls));
     System.out.printf(Locale.ROOT, "  RSS at the end of the ingest %s (sampled peak %s, VmHWM %s); heap used %s%n",
         mib(rssEnd), mib(Math.max(peakRss, rssEnd)), mib(rss("VmHWM")), mib(heapUsed()));
 
@@ -135,8 +140,11 @@ public final class SessionWindowBenchmark {
     scrolling.set(false);
     scroller.join();
     String scrollWaits = heartbeat.drain();
+    long uiCpu2 = heartbeat.uiCpu();
     System.out.printf(Locale.ROOT, "  UI thread scrolling %,d flows for 20 s (%,d jumps): waits %s%n", n, scrolls.get(),
         scrollWaits);
+    System.out.printf(Locale.ROOT, "  UI thread's CPU scrolling alone: %.2f s (%.1f ms per jump)%n", (uiCpu2 - uiCpu1) / 1e9,
+        (uiCpu2 - uiCpu1) / 1e6 / Math.max(1, scrolls.get()));
     System.out.printf(Locale.ROOT, "  RSS after scrolling %s, VmHWM %s%n", mib(rss("VmRSS")), mib(rss("VmHWM")));
     System.gc();
     System.out.printf(Locale.ROOT, "  heap used after a full GC (the live set with %,d flows in the window): %s%n", n,
@@ -192,6 +200,12 @@ public final class SessionWindowBenchmark {
           return;
         }
       }
+    }
+
+    /** The UI thread's CPU time so far (ns), or 0 before the first probe ran. */
+    long uiCpu() {
+      long id = uiThread;
+      return id < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(id));
     }
 
     /** The waits and the UI thread's CPU during them since the last drain, as a sentence; clears them. */

@@ -1,6 +1,7 @@
 package dev.loupe.ui.detail;
 
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.ui.common.StyleClasses;
 import dev.loupe.ui.flows.FlowRow;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.scene.control.TableCell;
@@ -64,7 +65,9 @@ public final class FlowMarks {
       @Override
       protected void updateItem(FlowRow r, boolean empty) {
         super.updateItem(r, empty);
-        getStyleClass().removeAll("flow-mark-modified", "flow-mark-replay");
+        String wanted = empty || r == null ? null
+            : !r.modifiedBy().isEmpty() ? "flow-mark-modified" : r.replayOf() >= 0 ? "flow-mark-replay" : null;
+        StyleClasses.choose(this, wanted, "flow-mark-modified", "flow-mark-replay");
         if (empty || r == null) {
           setText(null);
           setTooltip(null);
@@ -72,11 +75,6 @@ public final class FlowMarks {
         }
         // from the row's columns: a stored flow is not read back just to draw its marks
         setText(marks(r.modifiedBy(), r.replayOf()));
-        if (!r.modifiedBy().isEmpty()) {
-          getStyleClass().add("flow-mark-modified");
-        } else if (r.replayOf() >= 0) {
-          getStyleClass().add("flow-mark-replay");
-        }
         String tip = explain(r.modifiedBy(), r.replayOf());
         setTooltip(tip == null ? null : new Tooltip(tip));
       }

@@ -1,6 +1,7 @@
 package dev.loupe.ui.flows;
 
 import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.ui.common.StyleClasses;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -111,16 +112,9 @@ public final class FlowTableView extends TableView<FlowRow> {
       @Override
       protected void updateItem(FlowRow row, boolean empty) {
         super.updateItem(row, empty);
-        getStyleClass().removeAll("flow-error", "flow-in-flight", "flow-paused");
-        if (!empty && row != null) {
-          if (row.paused() != null) {
-            getStyleClass().add("flow-paused");
-          } else if (row.error()) {
-            getStyleClass().add("flow-error");
-          } else if (row.durationMs() < 0) {
-            getStyleClass().add("flow-in-flight");
-          }
-        }
+        String wanted = empty || row == null ? null
+            : row.paused() != null ? "flow-paused" : row.error() ? "flow-error" : row.durationMs() < 0 ? "flow-in-flight" : null;
+        StyleClasses.choose(this, wanted, "flow-error", "flow-in-flight", "flow-paused");
       }
     });
 
@@ -413,44 +407,14 @@ public final class FlowTableView extends TableView<FlowRow> {
   private static TableColumn<FlowRow, FlowRow> statusColumn() {
     TableColumn<FlowRow, FlowRow> c = column("Status", 60, r -> r);
     c.setComparator(java.util.Comparator.comparingInt(FlowRow::status));
-    c.setCellFactory(col -> new javafx.scene.control.TableCell<>() {
-      @Override
-      protected void updateItem(FlowRow r, boolean empty) {
-        super.updateItem(r, empty);
-        getStyleClass().removeAll("status-4xx", "status-5xx", "status-paused");
-        if (empty || r == null) {
-          setText(null);
-          return;
-        }
-        setTooltip(null);
-        if (r.paused() != null) {
-          setText("paused");
-          setTooltip(new javafx.scene.control.Tooltip(r.paused() == dev.loupe.engine.flow.Flow.Paused.REQUEST
-              ? "Paused before the request goes to the server" : "Paused before the response goes to the client"));
-          getStyleClass().add("status-paused");
-          return;
-        }
-        setText(r.status() == 0 ? (r.error() ? "ERR" : "…") : Integer.toString(r.status()));
-        if (r.status() >= 500) {
-          getStyleClass().add("status-5xx");
-        } else if (r.status() >= 400) {
-          getStyleClass().add("status-4xx");
-        }
-      }
-    });
+    c.setCellFactory(col -> new FlowCells.StatusCell());
     return c;
   }
 
   /** Sorts by bytes, shows them as 335 B, 12.4 KiB, 18.5 MiB. */
   private static TableColumn<FlowRow, Long> sizeColumn() {
     TableColumn<FlowRow, Long> c = column("Size", 80, FlowRow::size);
-    c.setCellFactory(col -> new javafx.scene.control.TableCell<>() {
-      @Override
-      protected void updateItem(Long bytes, boolean empty) {
-        super.updateItem(bytes, empty);
-        setText(empty || bytes == null ? null : FlowRow.humanBytes(bytes));
-      }
-    });
+    c.setCellFactory(col -> new FlowCells.SizeCell());
     return c;
   }
 
@@ -463,6 +427,7 @@ public final class FlowTableView extends TableView<FlowRow> {
     c.setId("col-" + name.toLowerCase(Locale.ROOT).replace('#', 'n'));
     c.setPrefWidth(width);
     c.setCellValueFactory(cd -> new ReadOnlyObjectWrapper<>(value.apply(cd.getValue())));
+    c.setCellFactory(col -> new FlowCells.TextCell<>());
     return c;
   }
 }

@@ -55,8 +55,10 @@ class FlowTableViewTest {
   private void add(int i) {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spill));
     f.request(new RequestHead("GET", "https", "h.example", 443, "/" + i, "HTTP/1.1", Headers.EMPTY));
+    f.timings().requestStart(1);
     store.add(f);
     f.response(new ResponseHead(200, "", "HTTP/1.1", Headers.EMPTY));
+    f.timings().responseEnd(2_000_000);
     f.complete();
     store.completed(f);
   }
@@ -183,5 +185,55 @@ class FlowTableViewTest {
     WaitForAsyncUtils.waitForFxEvents();
     assertThat(table.windowStart()).isZero();
     assertThat(table.getSelectionModel().getSelectedItem().path()).isEqualTo("/0");
+  }
+
+  @Test
+  void rowsAndStatusCellsGetTheirStyleClasses(FxRobot robot) throws Exception {
+    awaitRows(1000);
+    RecordedFlow notFound = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spill));
+    notFound.request(new RequestHead("GET", "https", "h.example", 443, "/missing", "HTTP/1.1", Headers.EMPTY));
+    notFound.timings().requestStart(1);
+    store.add(notFound);
+    notFound.response(new ResponseHead(404, "", "HTTP/1.1", Headers.EMPTY));
+    notFound.timings().responseEnd(2_000_000);
+    notFound.complete();
+    store.completed(notFound);
+    RecordedFlow waiting = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, spill));
+    waiting.request(new RequestHead("GET", "https", "h.example", 443, "/waiting", "HTTP/1.1", Headers.EMPTY));
+    waiting.timings().requestStart(1);
+    store.add(waiting);
+    awaitRows(1002);
+    fx(() -> {
+      table.scrollToRow(1001);
+      return null;
+    });
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> shows(robot, "/missing") && shows(robot, "/waiting"));
+    WaitForAsyncUtils.waitForFxEvents();
+    javafx.scene.control.TableRow<?> missing = row(robot, "/missing");
+    javafx.scene.control.TableRow<?> inFlight = row(robot, "/waiting");
+    assertThat(inFlight.getStyleClass()).contains("flow-in-flight");
+    assertThat(missing.getStyleClass()).doesNotContain("flow-in-flight");
+    assertThat(robot.from(missing).lookup(".status-4xx").queryAll()).as("the 404's status cell").hasSize(1);
+    assertThat(robot.from(inFlight).lookup(".status-4xx").queryAll()).isEmpty();
+    assertThat(robot.from(inFlight).lookup("…").queryAll()).as("no status yet").isNotEmpty();
+
+    waiting.response(new ResponseHead(503, "", "HTTP/1.1", Headers.EMPTY)); // it ends: the same row, restyled
+    waiting.timings().responseEnd(3_000_000);
+    waiting.complete();
+    store.completed(waiting);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> shows(robot, "/waiting")
+        && !row(robot, "/waiting").getStyleClass().contains("flow-in-flight"));
+    assertThat(robot.from(row(robot, "/waiting")).lookup(".status-5xx").queryAll()).hasSize(1);
+  }
+
+  private static boolean shows(FxRobot robot, String path) {
+    return robot.lookup(".table-row-cell").queryAllAs(javafx.scene.control.TableRow.class).stream()
+        .anyMatch(r -> r.getItem() instanceof FlowRow f && f.path().equals(path) && r.isVisible());
+  }
+
+  private static javafx.scene.control.TableRow<?> row(FxRobot robot, String path) {
+    return robot.lookup(".table-row-cell").queryAllAs(javafx.scene.control.TableRow.class).stream()
+        .filter(r -> r.getItem() instanceof FlowRow f && f.path().equals(path) && r.isVisible())
+        .findFirst().orElseThrow(() -> new AssertionError("no row shows " + path));
   }
 }
