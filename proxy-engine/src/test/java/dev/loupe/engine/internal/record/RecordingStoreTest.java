@@ -43,6 +43,44 @@ class RecordingStoreTest {
   // ---- delivery --------------------------------------------------------------------------------
 
   @Test
+  void anInlineListenerHasEveryEventBeforeThePublisherGoesOnAndNoneOnceClosed() {
+    RecordingStore store = new RecordingStore();
+    List<String> seen = new ArrayList<>();
+    Thread publisher = Thread.currentThread();
+    FlowStore.Subscription s = store.subscribeInline(e -> {
+      assertThat(Thread.currentThread()).isSameAs(publisher);
+      seen.add(e.type() + " " + e.flow().id());
+    });
+    RecordedFlow f = flow(store);
+    store.add(f);
+    assertThat(seen).containsExactly("ADDED " + f.id());
+    store.updated(f);
+    store.updated(f); // not coalesced: the listener keeps the newest state itself
+    store.completed(f);
+    assertThat(seen).containsExactly("ADDED " + f.id(), "UPDATED " + f.id(), "UPDATED " + f.id(),
+        "COMPLETED " + f.id());
+    assertThat(s.awaitIdle(0, TimeUnit.MILLISECONDS)).isTrue();
+    s.close();
+    store.add(flow(store));
+    assertThat(seen).hasSize(4);
+  }
+
+  @Test
+  void aThrowingInlineListenerDoesNotStopThePublisherNorTheOtherListeners() {
+    RecordingStore store = new RecordingStore();
+    RecordingListener queued = new RecordingListener();
+    subscribe(store, queued, 100);
+    subscriptions.add(store.subscribeInline(e -> {
+      throw new IllegalStateException("boom");
+    }));
+    RecordedFlow f = flow(store);
+    store.add(f);
+    store.completed(f);
+    assertThat(subscriptions.get(0).awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(queued.events()).containsExactly("ADDED " + f.id(), "COMPLETED " + f.id());
+  }
+
+  @Test
   void eachListenerGetsTheEventsInPublishOrder() {
     RecordingStore store = new RecordingStore();
     RecordingListener a = new RecordingListener();
