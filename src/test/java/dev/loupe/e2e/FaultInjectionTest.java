@@ -185,6 +185,7 @@ class FaultInjectionTest {
     }
     // The outcomes are asserted last, so that a long run that finds a wrong one still checks and
     // reports leaks and descriptors.
+    problems.forEach(p -> System.out.println("[faults] problem: " + p)); // into the summary of scripts/faults.sh
 
     stop();
     for (Map<Proto, ProxyFixture> m : List.of(proxies, garbageProxies)) {
@@ -215,7 +216,6 @@ class FaultInjectionTest {
     // close, and the JDK clients' ends with them; ProxyEngine now closes its connections itself.)
     assertThat(fds).as("file descriptors after everything closed (before: %d; now open: %s)", fdsBefore,
         describeFds()).isLessThanOrEqualTo(fdsBefore);
-    problems.forEach(p -> System.out.println("[faults] problem: " + p)); // into the summary of scripts/faults.sh
     assertThat(problems).isEmpty();
   }
 
