@@ -9,7 +9,10 @@
 # origin has a throwaway certificate) is started fresh, warmed up with h2load -n WARM requests
 # (JIT), then the Loupe process's utime+stime is read from /proc around `h2load -n N`. Prints one
 # line per run: jar, CPU ms per 1000 requests, wall time, peak RSS (VmHWM).
-# env: JOPTS (Loupe JVM options, default "-Xms1g -Xmx1g"; set JOPTS= for JVM defaults), WARM (150000).
+# env: JOPTS (Loupe JVM options, default "-Xms1g -Xmx1g"; set JOPTS= for JVM defaults), WARM (150000),
+# A_ARGS / B_ARGS (extra Loupe options of run A / B, e.g. the same jar twice with
+# B_ARGS='--session /tmp/x-%n.loupe'; %n becomes the run's number, so each run records a new file),
+# THREADS=1 (also print the CPU per request of each thread name: event loops, session writer, JIT, GC).
 set -Eeuo pipefail
 A=$1; B=$2; P=${3:-h1}; URLPATH=${4:-small}; N=${5:-100000}; PAIRS=${6:-2}
 JOPTS=${JOPTS--Xms1g -Xmx1g}; WARM=${WARM:-150000}
@@ -29,24 +32,31 @@ http { access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
 CONF
 nginx -c "$W/nginx.conf"
 if [[ $P == h1 ]]; then F=(--h1 -c 64); else F=(-c 64 -m 10); fi
+RUNS=0
 run() {
-  local jar=$1 port=$((35000 + RANDOM % 5000))
+  local jar=$1 extra=${2//%n/$RUNS} port=$((35000 + RANDOM % 5000))
+  RUNS=$((RUNS + 1))
   # shellcheck disable=SC2086
   java $JOPTS -jar "$jar" --headless -q --listen 127.0.0.1:$port --confdir "$W/conf" \
-    --mode reverse:https://127.0.0.1:$OPORT --insecure > "$W/loupe.log" 2>&1 &
+    --mode reverse:https://127.0.0.1:$OPORT --insecure $extra > "$W/loupe.log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do grep -q listening "$W/loupe.log" && break; sleep 0.2; done
   h2load "${F[@]}" -n "$WARM" "https://127.0.0.1:$port/$URLPATH" > /dev/null 2>&1
   sleep 1
   local a b t0 t1 ok hwm
+  if [[ -n ${THREADS:-} ]]; then "$(dirname "$0")/thread-cpu.py" "$pid" > "$W/threads0"; fi
   a=$(awk '{print $14+$15}' /proc/$pid/stat); t0=$(date +%s.%N)
   ok=$(h2load "${F[@]}" -n "$N" "https://127.0.0.1:$port/$URLPATH" 2>&1 | grep -oE '[0-9]+ succeeded' | head -1)
   t1=$(date +%s.%N); b=$(awk '{print $14+$15}' /proc/$pid/stat)
+  if [[ -n ${THREADS:-} ]]; then
+    "$(dirname "$0")/thread-cpu.py" "$pid" > "$W/threads1"
+    "$(dirname "$0")/thread-cpu.py" diff "$W/threads0" "$W/threads1" "$N"
+  fi
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' /proc/$pid/status)
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  echo "$(basename "$jar") $P /$URLPATH cpu_ms_per_1k=$(echo "scale=1; ($b-$a)*10*1000/$N" | bc)" \
+  echo "$(basename "$jar")${extra:+ [$extra]} $P /$URLPATH cpu_ms_per_1k=$(echo "scale=1; ($b-$a)*10*1000/$N" | bc)" \
     "wall_s=$(echo "$t1-$t0" | bc) rss_peak_mib=$hwm ($ok)"
 }
 for ((i = 0; i < PAIRS; i++)); do
-  if ((i % 2 == 0)); then run "$A"; run "$B"; else run "$B"; run "$A"; fi
+  if ((i % 2 == 0)); then run "$A" "${A_ARGS:-}"; run "$B" "${B_ARGS:-}"; else run "$B" "${B_ARGS:-}"; run "$A" "${A_ARGS:-}"; fi
 done

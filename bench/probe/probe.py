@@ -235,15 +235,92 @@ def reset_hwm(pids):
     return ok
 
 
+ALLOC_JFC = """<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0" label="probe-alloc">
+  <event name="jdk.ThreadAllocationStatistics">
+    <setting name="enabled">true</setting>
+    <setting name="period">everyChunk</setting>
+  </event>
+</configuration>
+"""
+
+
+def java_pid(pid):
+    """The JVM in a proxy's process tree (the proxy may run under taskset), or None."""
+    for p in proc_tree(pid):
+        try:
+            with open("/proc/%d/comm" % p) as f:
+                if f.read().strip() == "java":
+                    return p
+        except OSError:
+            pass
+    return None
+
+
+class AllocRecorder:
+    """Bytes a JVM allocates over a window, from JFR's per-thread allocation counters
+    (jdk.ThreadAllocationStatistics at the start and the end of a recording made with jcmd).
+    Threads started inside the window count from zero. Returns (bytes, seconds) or None."""
+
+    def __init__(self, pid, workdir):
+        self.pid = java_pid(pid)
+        self.jfc = workdir / "probe-alloc.jfc"
+        if not self.jfc.exists():
+            self.jfc.write_text(ALLOC_JFC)
+        self.out = workdir / ("alloc-%d-%d.jfr" % (self.pid or 0, int(time.time() * 1000)))
+        self.name = "probe-alloc-%d" % int(time.time() * 1000)
+
+    def _jcmd(self, *args):
+        return subprocess.run(["jcmd", str(self.pid)] + list(args), capture_output=True, text=True, timeout=60)
+
+    def start(self):
+        if self.pid:
+            self._jcmd("JFR.start", "name=" + self.name, "settings=" + str(self.jfc))
+
+    def stop(self):
+        if self.pid:
+            self._jcmd("JFR.stop", "name=" + self.name, "filename=" + str(self.out))
+
+    def result(self):
+        if not self.out.exists():
+            return None
+        r = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ThreadAllocationStatistics", str(self.out)],
+                           capture_output=True, text=True, timeout=120)
+        try:
+            events = json.loads(r.stdout)["recording"]["events"]
+        except (ValueError, KeyError):
+            return None
+        if not events:
+            return None
+        def when(e):
+            return datetime.datetime.fromisoformat(e["values"]["startTime"][:26].rstrip("Z"))
+        t_first = min(when(e) for e in events)
+        t_last = max(when(e) for e in events)
+        # JFR writes one event per thread at each chunk's start and end, a few microseconds apart:
+        # a thread whose first event is not near the start was started inside the window.
+        near_start = datetime.timedelta(milliseconds=200)
+        per = {}
+        for e in sorted(events, key=when):
+            tid = e["values"]["thread"]["javaThreadId"] if e["values"].get("thread") else None
+            v = e["values"]["allocated"]
+            if tid not in per:
+                per[tid] = [v if when(e) - t_first <= near_start else 0, v]
+            per[tid][1] = v
+        total = sum(last - first for first, last in per.values())
+        secs = (t_last - t_first).total_seconds()
+        return (total, secs) if secs > 0 else None
+
+
 class Sampler(threading.Thread):
     """Measures a proxy over the measured window [t0 + warm, t0 + warm + dur] of one step:
     CPU ticks (utime+stime, all processes of the proxy) and peak RSS (VmHWM after a reset at
     the window's start, plus VmRSS sampled every 100 ms; the larger wins). For nginx the
     master's and workers' figures are summed."""
 
-    def __init__(self, pid, t0, warm, dur):
+    def __init__(self, pid, t0, warm, dur, alloc=None):
         super().__init__(daemon=True)
         self.pid, self.t0, self.warm, self.dur = pid, t0, warm, dur
+        self.alloc = alloc  # an AllocRecorder started and stopped with the window, or None
         self.stop_ev = threading.Event()
         self.cpu_pct = float("nan")
         self.rss_mib = float("nan")
@@ -251,6 +328,15 @@ class Sampler(threading.Thread):
     def run(self):
         if self.stop_ev.wait(max(0.0, self.t0 + self.warm - time.time())):
             return
+        if self.alloc:
+            self.alloc.start()
+        try:
+            self._measure()
+        finally:
+            if self.alloc:
+                self.alloc.stop()
+
+    def _measure(self):
         pids = proc_tree(self.pid)
         c0, w0 = cpu_ticks(pids), time.time()
         reset_hwm(pids)
@@ -735,7 +821,8 @@ def run_loadgen(env, url, proto, conc, body, warm, dur, tag, cpus, proxy=None, c
 CSV_FIELDS = ["run", "arm", "mode", "tls", "client", "origin", "system", "generator", "body",
               "method", "payload_bytes", "conc", "streams", "rep", "order", "duration_s",
               "requests", "rps", "mbps", "p50_ms", "p99_ms", "max_ms", "errors", "error_rate",
-              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started", "gen_cpu_pct"]
+              "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started", "gen_cpu_pct",
+              "alloc_kib_per_req"]
 
 
 class Probe:
@@ -781,7 +868,8 @@ class Probe:
         t0 = time.time()
         sampler = None
         if proc is not None and record:
-            sampler = Sampler(proc.pid, t0, warm, dur)
+            alloc = AllocRecorder(proc.pid, env.w) if a.alloc and system.startswith("loupe") else None
+            sampler = Sampler(proc.pid, t0, warm, dur, alloc)
             sampler.start()
         # LoadGen's CPU over the same window (one JVM for the session): is the generator the limit?
         gen_sampler = None
@@ -807,6 +895,11 @@ class Probe:
             return res
         method, _, size = BODIES[body]
         total = res["requests"] + res["errors"]
+        alloc_kb = ""
+        if sampler and sampler.alloc:
+            got = sampler.alloc.result()
+            if got and res["rps"] > 0:
+                alloc_kb = round(got[0] / (res["rps"] * got[1]) / 1024.0, 2)
         row = dict(run=self.stamp, arm=arm.name, mode=arm.mode, tls=arm.tls, client=arm.client,
                    origin=arm.origin, system=system, generator=gen, body=body, method=method,
                    payload_bytes=size, conc=conc, streams=a.streams if arm.client in ("h2", "h3") else 1,
@@ -819,14 +912,16 @@ class Probe:
                    proxy_cpu_pct=round(sampler.cpu_pct, 1) if sampler else "",
                    proxy_rss_mib=round(sampler.rss_mib, 1) if sampler else "",
                    load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
-                   gen_cpu_pct=round(gen_sampler.cpu_pct, 1) if gen_sampler else "")
+                   gen_cpu_pct=round(gen_sampler.cpu_pct, 1) if gen_sampler else "",
+                   alloc_kib_per_req=alloc_kb)
         self.rows.append(row)
         self.writer.writerow(row)
         self.csvf.flush()
-        log("%-18s %-8s %-7s c=%-3d rep=%d %9.0f req/s p50 %7.2f p99 %8.2f ms err %d%s%s" % (
+        log("%-18s %-8s %-7s c=%-3d rep=%d %9.0f req/s p50 %7.2f p99 %8.2f ms err %d%s%s%s" % (
             arm.name, system, body, conc, rep, res["rps"], res["p50_ms"], res["p99_ms"],
             res["errors"], (" (%s)" % res["error_detail"]) if res["error_detail"] else "",
-            (" cpu %.0f%% rss %.0f MiB" % (sampler.cpu_pct, sampler.rss_mib)) if sampler else ""))
+            (" cpu %.0f%% rss %.0f MiB" % (sampler.cpu_pct, sampler.rss_mib)) if sampler else "",
+            (" alloc %.1f KiB/req" % alloc_kb) if alloc_kb != "" else ""))
         return res
 
     def run(self):
@@ -1006,7 +1101,8 @@ class Probe:
                           rss=max([float(r["proxy_rss_mib"]) for r in rs if r["proxy_rss_mib"] != ""] or [float("nan")]),
                           err_rate=errs / (errs + reqs) if errs + reqs else 1.0, errors=errs,
                           mbps=m(r["mbps"] for r in rs), n=len(rs),
-                          per_rep=[float(r["rps"]) for r in rs])
+                          per_rep=[float(r["rps"]) for r in rs],
+                          alloc=m(r.get("alloc_kib_per_req", "") for r in rs))
 
         def sustainable(arm, system, body):
             """Highest concurrency step (medians) with error rate <= 0.1% and p99 <= SLO."""
@@ -1164,6 +1260,12 @@ class Probe:
                         f(g["rss"]) if g and s != "direct" else "–")
                                + " | ".join(f(x, "%.2f") for x in rs) + " |")
                 out.append("")
+                allocs = ["%s %.2f KiB" % (s, g["alloc"]) for s in systems
+                          for st in [sustainable(arm, s, body)] for g in [st[1] if st else None]
+                          if g and g["alloc"] == g["alloc"]]
+                if allocs:
+                    out.append("Allocated per request at that step (JFR thread counters, median of the reps): "
+                               + "; ".join(allocs) + ".\n")
                 # concurrency sweep: the shape test
                 out.append("Concurrency sweep (median req/s; p99 ms; ✗ = step fails the SLO or error budget):\n")
                 out.append("| system | " + " | ".join("c=%d" % c for c in a.conc_list) + " |")
@@ -1336,6 +1438,9 @@ def main(argv):
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
     ap.add_argument("--out", default=str(REPO / "bench/results"))
     ap.add_argument("--keep-work", action="store_true", help="keep the temp dir (configs, logs)")
+    ap.add_argument("--alloc", action="store_true",
+                    help="Loupe systems: bytes allocated per request over each measured window "
+                         "(JFR thread allocation counters via jcmd; column alloc_kib_per_req)")
     ap.add_argument("--summarize", metavar="CSV", help="rewrite the Markdown summary of an earlier "
                     "run from its CSV (next to it, same stamp) and exit")
     ap.add_argument("--validate", action="store_true",

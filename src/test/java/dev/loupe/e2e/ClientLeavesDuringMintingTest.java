@@ -18,15 +18,11 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -59,7 +55,7 @@ class ClientLeavesDuringMintingTest {
   @EnumSource(Entry.class)
   void aClientThatLeavesWhileItsLeafIsMintedEndsQuietly(Entry entry) throws Exception {
     GatedSource certificates = new GatedSource(TestPki.shared().loupeSource());
-    try (TestOrigin origin = TestOrigin.https(); NettyWarnings warnings = NettyWarnings.capture()) {
+    try (TestOrigin origin = TestOrigin.https(); CapturedLogs warnings = CapturedLogs.of("io.netty", Level.WARNING)) {
       ProxyFixture proxy = ProxyFixture.start(certificates, b -> {
         b.ioThreads(1); // one event loop: the next client is served after the first lookup's completion
         if (entry == Entry.REVERSE_LISTENER) {
@@ -185,43 +181,6 @@ class ClientLeavesDuringMintingTest {
         }
       }
       return delegate.certificateFor(host);
-    }
-  }
-
-  /**
-   * Warnings and errors Netty logs while the test runs (its loggers end in java.util.logging,
-   * directly or through SLF4J), such as "An exceptionCaught() event was fired, and it reached at
-   * the tail of the pipeline".
-   */
-  private static final class NettyWarnings extends Handler implements AutoCloseable {
-    private final Logger netty = Logger.getLogger("io.netty"); // held: JUL keeps loggers weakly
-    private final List<String> records = new ArrayList<>();
-
-    static NettyWarnings capture() {
-      NettyWarnings h = new NettyWarnings();
-      h.setLevel(Level.WARNING);
-      h.netty.addHandler(h);
-      return h;
-    }
-
-    @Override
-    public synchronized void publish(LogRecord r) {
-      if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-        records.add(r.getLoggerName() + ": " + r.getMessage()
-            + (r.getThrown() == null ? "" : " " + r.getThrown()));
-      }
-    }
-
-    synchronized List<String> records() {
-      return List.copyOf(records);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {
-      netty.removeHandler(this);
     }
   }
 }

@@ -24,7 +24,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,6 +43,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  *
  * <p>The limits themselves live in {@code Http2Codecs.forClientLeg}. No wall-clock assertions:
  * timeouts only guard against hangs.
+ *
+ * <p>Logs: no exception may reach the end of a pipeline (Netty's "reached at the tail of the
+ * pipeline" warning); a connection Loupe ends for an abuse limit (ENHANCE_YOUR_CALM) is logged once
+ * at INFO with the cause, one ended for another protocol error once at FINE.
  */
 @Timeout(180)
 class Http2AbuseTest {
@@ -60,9 +67,13 @@ class Http2AbuseTest {
   static TestOrigin origin;
   /** An HTTP/2 client that connects before any abuse; it reuses that connection while it stays open. */
   static HttpClient bystander;
+  static CapturedLogs nettyWarnings;
+  static CapturedLogs connectionErrors;
 
   @BeforeAll
   static void start() throws Exception {
+    nettyWarnings = CapturedLogs.of("io.netty", Level.WARNING);
+    connectionErrors = CapturedLogs.of("dev.loupe.engine.internal.relay.Http2ConnectionErrors", Level.FINE);
     proxy = ProxyFixture.start();
     origin = TestOrigin.https();
     bystander = proxy.clientBuilder().version(HttpClient.Version.HTTP_2).build();
@@ -73,6 +84,22 @@ class Http2AbuseTest {
   static void stop() {
     proxy.close();
     origin.close();
+    nettyWarnings.close();
+    connectionErrors.close();
+  }
+
+  @AfterEach
+  void nothingReachedTheEndOfAPipeline() {
+    assertThat(nettyWarnings.records()).as("Netty warnings").noneMatch(r -> r.contains("tail of the pipeline"));
+  }
+
+  /** What Loupe logged about the client connection from local port {@code port} (waits a little for it). */
+  private static List<String> loggedFor(int port) {
+    String who = "HTTP/2 client /127.0.0.1:" + port + ":";
+    java.util.function.Supplier<List<String>> lines = () -> connectionErrors.records().stream()
+        .filter(r -> r.contains(who)).toList();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !lines.get().isEmpty());
+    return lines.get();
   }
 
   private static String authority() {
@@ -94,7 +121,9 @@ class Http2AbuseTest {
     int sent = 0;
     int originConnectionsBefore = origin.connections();
     Outcome o;
+    int port;
     try (RawHttp2 c = connect()) {
+      port = c.localPort();
       c.startReading();
       try {
         while (sent < attempted && !c.stopped()) {
@@ -113,6 +142,8 @@ class Http2AbuseTest {
     }
     assertThat(o.goAway()).as("GOAWAY after a rapid reset flood: %s", o).isNotNull();
     assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(ENHANCE_YOUR_CALM);
+    assertThat(loggedFor(port)).as("logged once, with the cause").singleElement().asString()
+        .startsWith("INFO ").contains("GOAWAY ENHANCE_YOUR_CALM: Maximum number of RST frames reached");
 
     assertOthersServed("rapid-reset");
     long exchanges = proxy.store().snapshot().stream()
@@ -304,7 +335,9 @@ class Http2AbuseTest {
   @Test
   void reusedStreamIdGetsGoAwayProtocolError() throws Exception {
     Outcome o;
+    int port;
     try (RawHttp2 c = connect()) {
+      port = c.localPort();
       c.startReading();
       c.headers(1, END_STREAM | END_HEADERS, Hpack.get(authority(), "/status/200?case=reuse-1").bytes());
       c.flush();
@@ -319,6 +352,8 @@ class Http2AbuseTest {
     assertThat(o.goAway()).as("%s", o).isNotNull();
     assertThat(o.goAway().errorCode()).as("%s", o.goAway()).isEqualTo(PROTOCOL_ERROR);
     assertThat(origin.seen()).noneMatch(s -> s.uri().contains("case=reuse-2"));
+    assertThat(loggedFor(port)).as("logged once, with the cause").singleElement().asString()
+        .startsWith("FINE ").contains("GOAWAY PROTOCOL_ERROR: HEADERS on stream 1");
     assertOthersServed("stream-reuse");
   }
 

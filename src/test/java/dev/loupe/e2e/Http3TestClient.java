@@ -20,7 +20,9 @@ import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.http3.Http3Headers;
 import io.netty.handler.codec.http3.Http3HeadersFrame;
 import io.netty.handler.codec.http3.Http3RequestStreamInboundHandler;
+import io.netty.handler.codec.quic.QLogConfiguration;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
@@ -53,6 +55,12 @@ final class Http3TestClient implements AutoCloseable {
   private final Http3ClientConnectionHandler http3 = new Http3ClientConnectionHandler();
 
   Http3TestClient(InetSocketAddress server, String sniHost, X509Certificate trusted) throws Exception {
+    this(server, sniHost, trusted, null);
+  }
+
+  /** {@code qlogDir}: where quiche writes the connection's qlog (null: none), see {@link Qlog}. */
+  Http3TestClient(InetSocketAddress server, String sniHost, X509Certificate trusted, java.nio.file.Path qlogDir)
+      throws Exception {
     QuicSslContext ssl = QuicSslContextBuilder.forClient()
         .trustManager(trusted)
         .endpointIdentificationAlgorithm("HTTPS")
@@ -70,7 +78,11 @@ final class Http3TestClient implements AutoCloseable {
       udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
           .option(io.netty.channel.ChannelOption.SO_RCVBUF, 4 << 20)
           .handler(codec).bind(0).sync().channel();
-      quic = QuicChannel.newBootstrap(udp)
+      var bootstrap = QuicChannel.newBootstrap(udp);
+      if (qlogDir != null) {
+        bootstrap.option(QuicChannelOption.QLOG, new QLogConfiguration(qlogDir.toString(), "client", "test client"));
+      }
+      quic = bootstrap
           .handler(http3)
           .remoteAddress(server)
           .connect()

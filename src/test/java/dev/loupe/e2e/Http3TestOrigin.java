@@ -23,7 +23,9 @@ import io.netty.handler.codec.http3.Http3HeadersFrame;
 import io.netty.handler.codec.http3.Http3RequestStreamInboundHandler;
 import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
 import io.netty.handler.codec.quic.InsecureQuicTokenHandler;
+import io.netty.handler.codec.quic.QLogConfiguration;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
@@ -87,10 +89,19 @@ final class Http3TestOrigin implements AutoCloseable {
 
   /** {@code port}: the UDP port to bind (0: any free one), e.g. to restart a vanished origin. */
   Http3TestOrigin(CertificateAuthority ca, int maxStreams, int port) throws Exception {
+    this(ca, maxStreams, port, null);
+  }
+
+  /** {@code qlogDir}: where quiche writes each connection's qlog (null: none), see {@link Qlog}. */
+  Http3TestOrigin(CertificateAuthority ca, int maxStreams, int port, java.nio.file.Path qlogDir) throws Exception {
     LeafCertificate leaf = ca.leafFor("127.0.0.1");
     QuicSslContext ssl = QuicSslContextBuilder.forServer(leaf.privateKey(), null,
         leaf.chain().toArray(new X509Certificate[0])).applicationProtocols("h3").build();
-    var codec = Http3.newQuicServerCodecBuilder()
+    var builder = Http3.newQuicServerCodecBuilder();
+    if (qlogDir != null) {
+      builder.option(QuicChannelOption.QLOG, new QLogConfiguration(qlogDir.toString(), "origin", "test origin"));
+    }
+    var codec = builder
         .sslContext(ssl)
         .maxIdleTimeout(30, TimeUnit.SECONDS)
         .initialMaxData(32L << 20)

@@ -143,6 +143,11 @@ final class RawHttp2 implements AutoCloseable {
   private volatile String endReason;
   private Thread reader;
 
+  /** This client's port: the proxy logs it as the remote address of the connection. */
+  int localPort() {
+    return plain.getLocalPort();
+  }
+
   private RawHttp2(Socket plain, SSLSocket tls) throws IOException {
     this.plain = plain;
     this.tls = tls;

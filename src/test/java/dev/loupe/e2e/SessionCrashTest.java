@@ -36,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A real {@code loupe --headless --session FILE} in its own JVM, killed with SIGKILL (kill -9) in
  * the middle of heavy capture: the file opens and holds every flow that ended more than a second
  * before the kill, bodies byte for byte; the next start records on into the same file, ids after
- * the old ones.
+ * the old ones. Headless recording defers the filters' indexes to its close: a killed one leaves
+ * the file without them, which opens read-only as it is (filters scan) and gets them built when
+ * opened for writing.
  */
 @Timeout(300)
 class SessionCrashTest {
@@ -46,6 +48,92 @@ class SessionCrashTest {
 
   /** A request the client saw answered in full, and when. */
   record Done(String url, int size, long atNanos) {}
+
+  /** The flow table's secondary indexes the file's catalogue lists (read on a connection of its own). */
+  private static List<String> flowIndexes(Path file) throws Exception {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("open_mode", "1"); // read-only
+    List<String> names = new ArrayList<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file, p);
+        java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet r = st.executeQuery("SELECT name FROM sqlite_master WHERE type = 'index'"
+            + " AND tbl_name = 'flow' AND sql IS NOT NULL ORDER BY name")) {
+      while (r.next()) {
+        names.add(r.getString(1));
+      }
+    }
+    return names;
+  }
+
+  @Test
+  void aKilledHeadlessSessionGetsItsIndexesWhenOpenedAndItsFiltersWork() throws Exception {
+    Path file = tmp.resolve("killed.loupe");
+    Map<Integer, List<String>> byStatus = new HashMap<>();
+    List<String> posts201 = new ArrayList<>();
+    try (TestOrigin origin = TestOrigin.http();
+        LoupeProcess loupe = LoupeProcess.start(List.of("-Xmx256m"), List.of("--headless", "--listen", "127.0.0.1:0",
+            "--confdir", tmp.resolve("conf").toString(), "--session", file.toString()))) {
+      int port = Integer.parseInt(loupe.awaitLine(LISTENING, Duration.ofSeconds(60)).group(1));
+      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port))).build();
+      int[] statuses = {200, 201, 404, 503};
+      String last = null;
+      for (int i = 0; i < 120; i++) {
+        int status = statuses[i % statuses.length];
+        String url = origin.url() + "/status/" + status + "?i=" + i;
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url));
+        if (i % 3 == 0) {
+          r.POST(HttpRequest.BodyPublishers.ofString("body " + i));
+        }
+        assertThat(client.send(r.build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(status);
+        byStatus.computeIfAbsent(status, k -> new ArrayList<>()).add(url);
+        if (i % 3 == 0 && status == 201) {
+          posts201.add(url);
+        }
+        last = url;
+      }
+      loupe.awaitLine(Pattern.compile(Pattern.quote(last)), Duration.ofSeconds(30)); // printed: it ended
+      // on disk within the recorder's next batches (every 100 ms): read the file while it records
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+        try (Session s = Session.openReadOnly(file, tmp)) {
+          return s.count() == 120;
+        }
+      });
+      loupe.process().destroyForcibly(); // SIGKILL: the close that builds the indexes never runs
+      loupe.awaitExit(Duration.ofSeconds(30));
+    }
+    assertThat(flowIndexes(file)).as("recorded without its indexes").isEmpty();
+    try (Session s = Session.openReadOnly(file, tmp)) {
+      assertThat(s.indexed()).isFalse();
+      assertThat(urls(s, "status=404")).as("read-only: filters scan").containsExactlyInAnyOrderElementsOf(byStatus.get(404));
+    }
+    assertThat(flowIndexes(file)).as("read-only: nothing written").isEmpty();
+
+    try (Session s = Session.open(file, tmp)) { // as the window opens it
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(s::indexed);
+      assertThat(flowIndexes(file)).containsExactly("flow_client_proto", "flow_duration", "flow_host", "flow_method",
+          "flow_res_size", "flow_res_type", "flow_started", "flow_status");
+      assertThat(s.count()).isEqualTo(120);
+      assertThat(urls(s, "status=404")).containsExactlyInAnyOrderElementsOf(byStatus.get(404));
+      assertThat(urls(s, "status>=500")).containsExactlyInAnyOrderElementsOf(byStatus.get(503));
+      assertThat(urls(s, "~m POST & status=201")).containsExactlyInAnyOrderElementsOf(posts201).isNotEmpty();
+      List<Long> byStatusDesc = new ArrayList<>();
+      s.ids(Filter.ALL, SortKey.STATUS, true, byStatusDesc::add, () -> false);
+      assertThat(s.load(byStatusDesc.get(0)).response().status()).isEqualTo(503);
+      assertThat(s.load(byStatusDesc.get(byStatusDesc.size() - 1)).response().status()).isEqualTo(200);
+    }
+    assertThat(flowIndexes(file)).hasSize(8);
+  }
+
+  /** The URLs of the flows {@code filter} selects. */
+  private static List<String> urls(Session s, String filter) throws Exception {
+    List<String> out = new ArrayList<>();
+    s.flows(Filter.parse(filter), f -> out.add(f.request().url()), () -> false);
+    List<Long> ids = new ArrayList<>();
+    s.ids(Filter.parse(filter), SortKey.ID, false, ids::add, () -> false);
+    assertThat(ids).as("ids and flows of " + filter).hasSameSizeAs(out);
+    return out;
+  }
 
   @Test
   void killDashNineDuringHeavyCaptureLosesAtMostTheLastSecond() throws Exception {
@@ -100,6 +188,11 @@ class SessionCrashTest {
       assertThat(done.size()).as("heavy capture: requests answered before the kill").isGreaterThan(200);
     }
 
+    try (Session s = Session.openReadOnly(file, tmp)) {
+      assertThat(s.indexed()).as("killed while recording with deferred indexes").isFalse();
+    }
+    assertThat(flowIndexes(file)).isEmpty();
+
     List<Done> older = done.values().stream().filter(d -> killedAt - d.atNanos() > TimeUnit.SECONDS.toNanos(1)).toList();
     Map<String, Flow> stored = new HashMap<>();
     try (Session s = Session.openReadOnly(file, tmp)) {
@@ -134,6 +227,7 @@ class SessionCrashTest {
       assertThat(loupe.stderr()).anyMatch(l -> l.contains("session saved to " + file));
     }
     try (Session s = Session.openReadOnly(file, tmp)) {
+      assertThat(s.indexed()).as("a headless session closed normally has its indexes").isTrue();
       assertThat(s.count()).isEqualTo(before + 1);
       List<Long> ids = new ArrayList<>();
       s.ids(Filter.parse("~u after=restart"), SortKey.ID, false, ids::add, () -> false);

@@ -118,6 +118,9 @@ final class HeadlessSession {
     }
     try {
       long n = session.count();
+      if (!session.indexed()) { // recorded without them: closing builds them (seconds per million flows)
+        System.err.println("Loupe: indexing " + n + (n == 1 ? " flow" : " flows") + " for filters");
+      }
       session.close();
       System.err.println("Loupe: session saved to " + session.file() + " (" + n + (n == 1 ? " flow)" : " flows)"));
     } catch (SessionException e) {

@@ -72,7 +72,9 @@ record SessionOptions(Path record, Path har) {
       return null;
     }
     try {
-      Session s = Session.open(record, Path.of(System.getProperty("java.io.tmpdir")));
+      // nobody browses it while it records: written without the filters' indexes (a third of the
+      // writer's work per flow), which are built when it closes (or, after a kill, when next opened)
+      Session s = Session.open(record, Path.of(System.getProperty("java.io.tmpdir")), Session.Indexing.DEFERRED);
       long before = s.count();
       s.record(store, problem -> System.err.println("Loupe: " + (problem != null ? problem
           : "writing the session works again; capture is on")));

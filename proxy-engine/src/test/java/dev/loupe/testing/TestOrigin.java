@@ -10,6 +10,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -216,7 +217,13 @@ public final class TestOrigin implements AutoCloseable {
   private final List<Channel> stalled = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger closedConnections = new AtomicInteger();
+  /** Numbers of the connections not closed yet. */
+  private final java.util.Set<Integer> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger resetStreams = new AtomicInteger();
+  /** RST_STREAM frames received per connection number. */
+  private final Map<Integer, AtomicInteger> resetsByConnection = new ConcurrentHashMap<>();
+  /** HTTP/2 connection errors this origin ended a connection with (GOAWAY sent), e.g. its rapid-reset limit. */
+  private final List<String> connectionErrors = new CopyOnWriteArrayList<>();
   private final List<String> connectionProtocols = new CopyOnWriteArrayList<>();
   /** Requests in progress per connection number, and the most there ever were at once. */
   private final Map<Integer, AtomicInteger> active = new ConcurrentHashMap<>();
@@ -242,7 +249,11 @@ public final class TestOrigin implements AutoCloseable {
           @Override
           protected void initChannel(SocketChannel ch) {
             int id = connections.incrementAndGet();
-            ch.closeFuture().addListener(f -> closedConnections.incrementAndGet());
+            open.add(id);
+            ch.closeFuture().addListener(f -> {
+              open.remove(id);
+              closedConnections.incrementAndGet();
+            });
             if (ca != null) {
               ch.pipeline().addLast(new SniHandler((String host) -> context(ca, host == null ? "127.0.0.1" : host)));
               ch.pipeline().addLast(new Negotiation(id));
@@ -437,9 +448,33 @@ public final class TestOrigin implements AutoCloseable {
     return connections.get() - closedConnections.get();
   }
 
+  /** The numbers of the connections accepted and not yet closed. */
+  public java.util.Set<Integer> openConnectionNumbers() {
+    return java.util.Set.copyOf(open);
+  }
+
   /** RST_STREAM frames received from clients. */
   public int resetStreams() {
     return resetStreams.get();
+  }
+
+  /**
+   * RST_STREAM frames received per HTTP/2 connection number (for streams the origin knew: the ones
+   * Netty's rapid-reset limit counts).
+   */
+  public Map<Integer, Integer> resetStreamsByConnection() {
+    Map<Integer, Integer> m = new java.util.TreeMap<>();
+    resetsByConnection.forEach((k, v) -> m.put(k, v.get()));
+    return m;
+  }
+
+  /**
+   * HTTP/2 connection errors the origin closed a connection for (after a GOAWAY), as "connection
+   * N: message", e.g. Netty's rapid-reset limit ("Maximum number of RST frames reached": more than
+   * 200 RST_STREAMs in 30 s, the default of {@code Http2FrameCodecBuilder}, kept here).
+   */
+  public List<String> connectionErrors() {
+    return List.copyOf(connectionErrors);
   }
 
   /**
@@ -575,6 +610,13 @@ public final class TestOrigin implements AutoCloseable {
         stream.pipeline().addLast("handler", new Handler(HTTP_2, connection));
       }
     }));
+    p.addLast("h2-errors", new ChannelInboundHandlerAdapter() {
+      // The codec has sent GOAWAY and closes the connection; recorded rather than logged at the tail.
+      @Override
+      public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        connectionErrors.add("connection " + connection + ": " + cause);
+      }
+    });
   }
 
   /** After the TLS handshake: HTTP/2 or HTTP/1.1 as ALPN decided. */
@@ -600,6 +642,15 @@ public final class TestOrigin implements AutoCloseable {
     @Override
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close(); // e.g. the proxy does not trust this origin: expected in some tests, not worth a log line
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+      if (cause instanceof java.io.IOException) {
+        ctx.close(); // the proxy dropped the connection mid-handshake (its client left): not worth a warning
+      } else {
+        super.exceptionCaught(ctx, cause);
+      }
     }
   }
 
@@ -717,6 +768,7 @@ public final class TestOrigin implements AutoCloseable {
       if (evt instanceof Http2ResetFrame) {
         reset = true;
         resetStreams.incrementAndGet();
+        resetsByConnection.computeIfAbsent(connection, k -> new AtomicInteger()).incrementAndGet();
       }
       super.userEventTriggered(ctx, evt);
     }

@@ -146,7 +146,8 @@ class ScriptPluginsTest {
         """);
     await("the new script", () -> host.list().size() == 2 && !host.contentViews().isEmpty());
     assertThat(host.contentViews()).extracting(v -> v.name()).containsExactly("second");
-    assertThat(outBytes.toString(StandardCharsets.UTF_8)).contains("Loaded Plugin second 0 (script:");
+    // The line is printed after the plugin is in the host: wait for it too.
+    await("the load line", () -> outBytes.toString(StandardCharsets.UTF_8).contains("Loaded Plugin second 0 (script:"));
   }
 
   @Test

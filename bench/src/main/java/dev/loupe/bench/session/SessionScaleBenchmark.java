@@ -38,9 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * 2xx-5xx, JSON bodies of 150-1,500 bytes, 7 request and 6 response headers), and go through the
  * real {@link FlowStore} and {@link Session#record} path the proxy uses; no sockets (the proxy's own
  * cost is the load probe's business). Run with the launcher's JVM options:
- * {@code bench/session-scale.sh [N] [--diff] [--dir=DIR] [--reuse] [--search-only]}: {@code --reuse} reads
- * the file an earlier run left in DIR instead of recording a new one, {@code --search-only} skips the
- * head filters.
+ * {@code bench/session-scale.sh [N] [--diff] [--dir=DIR] [--reuse] [--search-only] [--open-only] [--deferred]}: {@code --reuse}
+ * reads the file an earlier run left in DIR instead of recording a new one, {@code --search-only} skips the
+ * head filters, {@code --open-only} both the head filters and the body search, {@code --deferred} records as headless {@code --session} does ({@link Session.Indexing#DEFERRED}:
+ * the indexes are built on close), then drops them (what a killed recording leaves) and opens the file.
  */
 public final class SessionScaleBenchmark {
   private static final String[] TYPES = {"application/json", "application/json; charset=utf-8", "text/html",
@@ -53,9 +54,14 @@ public final class SessionScaleBenchmark {
     boolean diff = false;
     boolean reuse = false;
     boolean searchOnly = false;
+    boolean openOnly = false;
     Path dir = null;
     for (String a : args) {
-      if (a.equals("--diff")) {
+      if (a.equals("--deferred")) {
+        deferred = true;
+      } else if (a.equals("--open-only")) {
+        openOnly = true;
+      } else if (a.equals("--diff")) {
         diff = true;
       } else if (a.equals("--reuse")) {
         reuse = true;
@@ -90,6 +96,19 @@ public final class SessionScaleBenchmark {
       System.out.printf(Locale.ROOT, "after close and a GC: heap used %s, RSS %s%n", mib(peak.heapNow()), mib(rss("VmRSS")));
     }
 
+    if (deferred) { // what a killed deferred recording leaves: the file without its indexes
+      long d0 = System.nanoTime();
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+          java.sql.Statement st = c.createStatement()) {
+        for (String index : List.of("flow_host", "flow_method", "flow_status", "flow_res_type", "flow_res_size",
+            "flow_duration", "flow_started", "flow_client_proto")) {
+          st.execute("DROP INDEX IF EXISTS " + index);
+        }
+      }
+      System.out.printf(Locale.ROOT, "--deferred: indexes dropped (as a killed recording leaves the file) in %.1f s%n",
+          (System.nanoTime() - d0) / 1e9);
+    }
+
     // 2. opening the file: the table's first page (ids in arrival order, newest page, summaries)
     long o0 = System.nanoTime();
     try (Session s = Session.open(file, dir)) {
@@ -106,9 +125,21 @@ public final class SessionScaleBenchmark {
       if (rows.size() != first.length) {
         throw new IllegalStateException("first page: " + rows.size() + " rows for " + first.length + " ids");
       }
+      if (deferred) { // the indexes are being built on the writer thread: a filter meanwhile scans
+        Filter f = Filter.parse("~d host7.example.com & status>=400");
+        long h0 = System.nanoTime();
+        long[] page = firstIds(s, f, 50);
+        System.out.printf(Locale.ROOT, "while indexing: head filter first page (%d ids) %.0f ms (indexed: %s)%n",
+            page.length, (System.nanoTime() - h0) / 1e6, s.indexed());
+        while (!s.indexed()) {
+          Thread.sleep(50);
+        }
+        System.out.printf(Locale.ROOT, "indexes built in the background: %.1f s after opening%n",
+            (System.nanoTime() - o0) / 1e9);
+      }
 
       // 3. head filters: answered by SQL on indexed columns
-      for (String expr : searchOnly ? List.<String>of() : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
+      for (String expr : searchOnly || openOnly ? List.<String>of() : List.of("~d host7.example.com & status>=400", "~m POST", "status=503", "~t png")) {
         Filter f = Filter.parse(expr);
         long h0 = System.nanoTime();
         long[] page = firstIds(s, f, 50);
@@ -121,7 +152,7 @@ public final class SessionScaleBenchmark {
             "'" + expr + "':", (h1 - h0) / 1e6, (h2 - h1) / 1e6, every.length, (h3 - h0) / 1e6);
       }
       // sorted by a column, as the table asks when a header is clicked
-      if (!searchOnly) {
+      if (!searchOnly && !openOnly) {
         long k0 = System.nanoTime();
         long[] byStatus = firstIds(s, Filter.ALL, 50, SortKey.STATUS, true);
         System.out.printf(Locale.ROOT, "sort by status (descending), first page: %.0f ms (%d ids)%n",
@@ -129,8 +160,8 @@ public final class SessionScaleBenchmark {
       }
 
       // 4. body search: a scan of every flow's bodies; the table asks for a first page, then the rest
-      for (String expr : List.of("~b needle-424242", "~b value-1234", "~bs needle-424242 & ~m POST",
-          "~b needle-\\d+")) {
+      for (String expr : openOnly ? List.<String>of() : List.of("~b needle-424242", "~b value-1234",
+          "~bs needle-424242 & ~m POST", "~b needle-\\d+")) {
         Filter f = Filter.parse(expr);
         long p0 = System.nanoTime();
         long[] page = firstIds(s, f, 50);
@@ -169,10 +200,13 @@ public final class SessionScaleBenchmark {
 
 
   /** Records {@code n} flows into a new session {@code file}; {@code variant}: every 1,000th answered 599. */
+  private static boolean deferred;
+
   private static void ingest(Path file, Path dir, int n, boolean variant, Peak peak) throws Exception {
     long t0 = System.nanoTime();
     RecordingStore store = new RecordingStore();
-    try (SessionFile s = SessionFile.open(file, dir)) { // the engine's own: its writer statistics
+    // the engine's own: its writer statistics; --deferred: as headless --session records
+    try (SessionFile s = SessionFile.open(file, dir, deferred ? Session.Indexing.DEFERRED : Session.Indexing.LIVE)) {
       s.record(store, p -> System.out.println("PROBLEM: " + p));
       CapturePolicy capture = CapturePolicy.defaults();
       for (int i = 0; i < n; i++) {
@@ -201,7 +235,8 @@ public final class SessionScaleBenchmark {
           mib(peak.maxHeap()), mib(rss("VmRSS")), mib(rss("VmHWM")));
       long c0 = System.nanoTime();
       s.close();
-      System.out.printf(Locale.ROOT, "close (write the rest, fold, leave no WAL): %.1f s; file %s%n",
+      System.out.printf(Locale.ROOT, "close (write the rest, fold, %sleave no WAL): %.1f s; file %s%n",
+          deferred ? "build the indexes, " : "",
           (System.nanoTime() - c0) / 1e9, mib(Files.size(file)));
     }
   }

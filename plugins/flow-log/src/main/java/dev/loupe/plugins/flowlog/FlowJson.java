@@ -5,6 +5,7 @@ import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,7 +27,7 @@ final class FlowJson {
     sb.append('{');
     field(sb, "id").append(f.id());
     field(sb, "startedAt");
-    string(sb, f.startedAt().toString());
+    instant(sb, f.startedAt());
     field(sb, "method");
     string(sb, req == null ? null : req.method());
     field(sb, "url");
@@ -110,6 +111,55 @@ final class FlowJson {
     sb.append(']');
   }
 
+  /** The seconds part of the last instant written, and its text ({@code 2026-12-02T13:41:15}). */
+  private static final class SecondCache {
+    long epochSecond = Long.MIN_VALUE;
+    String text;
+  }
+
+  private static final ThreadLocal<SecondCache> SECOND = ThreadLocal.withInitial(SecondCache::new);
+
+  /**
+   * {@code at} as a JSON string, the same text as {@link Instant#toString()} (ISO 8601, UTC, the
+   * fraction in groups of three digits), without formatting the date and time again for every flow
+   * of the same second (a formatter costs more than the rest of the line).
+   */
+  static void instant(StringBuilder sb, Instant at) {
+    if (at == null) {
+      sb.append("null");
+      return;
+    }
+    SecondCache cache = SECOND.get();
+    long second = at.getEpochSecond();
+    if (cache.epochSecond != second) {
+      String whole = Instant.ofEpochSecond(second).toString(); // "...T13:41:15Z"
+      cache.text = whole.substring(0, whole.length() - 1);
+      cache.epochSecond = second;
+    }
+    sb.append('"').append(cache.text);
+    int nano = at.getNano();
+    if (nano > 0) {
+      sb.append('.');
+      if (nano % 1_000_000 == 0) {
+        pad(sb, nano / 1_000_000, 3);
+      } else if (nano % 1_000 == 0) {
+        pad(sb, nano / 1_000, 6);
+      } else {
+        pad(sb, nano, 9);
+      }
+    }
+    sb.append("Z\"");
+  }
+
+  private static void pad(StringBuilder sb, int value, int digits) {
+    for (int limit = 10, d = 1; d < digits; d++, limit *= 10) {
+      if (value < limit) {
+        sb.append('0');
+      }
+    }
+    sb.append(value);
+  }
+
   /** A JSON string (RFC 8259 §7): quotes, backslash and control characters escaped. */
   static void string(StringBuilder sb, String s) {
     if (s == null) {
@@ -117,7 +167,12 @@ final class FlowJson {
       return;
     }
     sb.append('"');
-    for (int i = 0; i < s.length(); i++) {
+    int plain = 0;
+    while (plain < s.length() && !needsEscape(s.charAt(plain))) {
+      plain++;
+    }
+    sb.append(s, 0, plain); // most values (methods, URLs, header fields) have nothing to escape
+    for (int i = plain; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
         case '"' -> sb.append("\\\"");
@@ -135,5 +190,9 @@ final class FlowJson {
       }
     }
     sb.append('"');
+  }
+
+  private static boolean needsEscape(char c) {
+    return c < 0x20 || c == '"' || c == '\\' || c == 0x2028 || c == 0x2029;
   }
 }

@@ -31,6 +31,15 @@ import java.util.function.LongPredicate;
  * thousand). The proxy never waits for the disk. If writing fails (a full disk), capture pauses and
  * {@link #problem()} says why; see {@link #resume()}.
  *
+ * <h3>Indexes</h3>
+ * Filters and column sorts look up secondary indexes of the file. Keeping them up to date costs
+ * the writer most of its time per flow, so a session that is recorded but not browsed meanwhile
+ * (headless {@code --session}) can be opened with {@link Indexing#DEFERRED}: it is written without
+ * them and they are built when it closes. A file opened for writing that lacks them (a deferred
+ * recording killed before it closed) gets them built in the background on the writer thread; until
+ * then, and in a file opened read-only (never written to), filters give the same answers by
+ * scanning. {@link #indexed()} tells.
+ *
  * <h3>Reading</h3>
  * {@link #summaries} gives table rows by id, {@link #load} a whole flow, {@link #ids} the ids a
  * filter selects in a sort order, {@link #flows} whole flows one at a time (export). Reads run on
@@ -46,18 +55,48 @@ public interface Session extends AutoCloseable {
    *     (the file is not changed then)
    */
   static Session open(Path file, Path spillDir) throws SessionException {
-    return Provider.FACTORY.open(file, spillDir, false);
+    return open(file, spillDir, Indexing.LIVE);
   }
 
-  /** Opens {@code file} to read only (convert, diff): nothing is written to it. */
+  /**
+   * {@link #open(Path, Path)} with the indexes kept as {@code indexing} says while the session is
+   * open for writing.
+   */
+  static Session open(Path file, Path spillDir, Indexing indexing) throws SessionException {
+    return Provider.FACTORY.open(file, spillDir, false, indexing);
+  }
+
+  /**
+   * Opens {@code file} to read only (convert, diff): nothing is written to it. A file without its
+   * indexes stays so; its filters scan.
+   */
   static Session openReadOnly(Path file, Path spillDir) throws SessionException {
-    return Provider.FACTORY.open(file, spillDir, true);
+    return Provider.FACTORY.open(file, spillDir, true, Indexing.LIVE);
+  }
+
+  /** How a session open for writing keeps the indexes its filters and sorts look up. */
+  enum Indexing {
+    /**
+     * Kept up to date as flows are written, so filters are quick while recording (the window). A file
+     * that lacks them gets them built in the background after it opens (on the writer thread, one
+     * index at a time, recording batches in between); until then filters scan and listing every id
+     * reads the whole table (seconds for 10<sup>6</sup> flows instead of about one).
+     */
+    LIVE,
+    /**
+     * Dropped when the file opens and built when it closes: each flow costs the writer about a quarter
+     * of what it does with {@link #LIVE} (docs/PERFORMANCE.md), and filters scan meanwhile (headless
+     * {@code --session}). Closing takes longer: the build, 10-20 s per 10<sup>6</sup> flows on a shared
+     * 2-core machine. A killed recording leaves the file without them until it is next opened for
+     * writing.
+     */
+    DEFERRED
   }
 
   /** Opens session files; the engine's store is the one implementation. */
   interface Factory {
     /** See {@link Session#open} and {@link Session#openReadOnly}. */
-    Session open(Path file, Path spillDir, boolean readOnly) throws SessionException;
+    Session open(Path file, Path spillDir, boolean readOnly, Indexing indexing) throws SessionException;
   }
 
   /** The file's implementation, loaded once. */
@@ -94,6 +133,13 @@ public interface Session extends AutoCloseable {
 
   /** Tries writing again after a {@link #problem()}; true when it works (capture is then back on). */
   boolean resume() throws SessionException;
+
+  /**
+   * Whether the file has every index its filters and sorts look up (false while a {@link
+   * Indexing#DEFERRED} session is open, while they are being built after opening a file that lacked
+   * them, and for such a file opened read-only). Filters give the same answers either way.
+   */
+  boolean indexed() throws SessionException;
 
   /** Flows in the file (those still waiting to be written are not counted). */
   long count() throws SessionException;

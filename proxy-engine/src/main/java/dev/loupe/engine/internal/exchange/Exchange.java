@@ -50,7 +50,7 @@ public final class Exchange {
   private final RecordedFlow flow;
   private final RecordingStore store;
   private final LongSupplier clock;
-  private final ArrayDeque<ExchangeEvent> heldWhileConnecting = new ArrayDeque<>();
+  private final ArrayDeque<ExchangeEvent> heldWhileConnecting = new ArrayDeque<>(2); // usually empty: small
   private RequestState requestState = RequestState.AWAITING_HEADERS;
   private ResponseState responseState = ResponseState.AWAITING_UPSTREAM;
   private boolean webSocketRequested;

@@ -2,11 +2,14 @@ package dev.loupe.engine.internal.intercept;
 
 import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.Flow;
+import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
+import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,6 +44,9 @@ public final class PluginHost implements Plugins, AutoCloseable {
   private final Path dataRoot;
   private volatile Duration hookTimeout = Duration.ofSeconds(10);
   private volatile boolean running;
+  /** The store the observers follow once a plugin is loaded (see {@link #observe}), or null. */
+  private FlowStore observed; // guarded by this
+  private FlowStore.Subscription observing; // guarded by this
 
   /** @param dataRoot where plugins get their data directories, or null for a temporary one */
   public PluginHost(Path dataRoot) {
@@ -52,6 +58,7 @@ public final class PluginHost implements Plugins, AutoCloseable {
   @Override
   public PluginHandle add(Plugin plugin, String source, Map<String, String> options) {
     PluginEntry e = new PluginEntry(this, Objects.requireNonNull(plugin, "plugin"), source, options);
+    startObserving();
     entries.add(e);
     e.await(e.start());
     changed();
@@ -148,12 +155,37 @@ public final class PluginHost implements Plugins, AutoCloseable {
   }
 
   /**
-   * Feeds the observing hooks from {@code store}'s events. Returns the subscription (close it to
-   * stop).
+   * Feeds the observing hooks from {@code store}'s events, from the first plugin loaded on (a Loupe
+   * without plugins queues nothing per flow for them). Returns the handle that stops it.
    */
   public AutoCloseable observe(FlowStore store) {
-    FlowStore.Subscription s = store.subscribe(observers::onFlowEvent);
-    return s::close;
+    synchronized (this) {
+      observed = Objects.requireNonNull(store, "store");
+    }
+    if (!entries.isEmpty()) {
+      startObserving();
+    }
+    return () -> {
+      FlowStore.Subscription s;
+      synchronized (this) {
+        s = observing;
+        observing = null;
+        observed = null;
+      }
+      if (s != null) {
+        s.close();
+      }
+    };
+  }
+
+  private synchronized void startObserving() {
+    if (observing != null || observed == null) {
+      return;
+    }
+    // The observers act on a flow's first and last events only: updates are not even queued.
+    observing = observed instanceof RecordingStore recording
+        ? recording.subscribe(observers::onFlowEvent, 10_000, EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED))
+        : observed.subscribe(observers::onFlowEvent);
   }
 
   /** Unloads every plugin ({@code done}, waiting up to the hook timeout in all for them). */

@@ -36,8 +36,10 @@ public final class RecordedFlow implements Flow {
   private final RecordedTimings timings = new RecordedTimings();
   private volatile RecordedBody requestBody;
   private volatile RecordedBody responseBody;
-  private final List<ResponseHead> informational = new CopyOnWriteArrayList<>();
-  private final List<WebSocketMessage> webSocketMessages = new CopyOnWriteArrayList<>();
+  // The four lists below are made on their first element: most flows never have one, and four
+  // empty CopyOnWriteArrayLists cost every relayed request ~200 bytes.
+  private volatile List<ResponseHead> informational;
+  private volatile List<WebSocketMessage> webSocketMessages;
 
   private volatile FlowState state = FlowState.IN_FLIGHT;
   private volatile FlowTier tier = FlowTier.RELAY;
@@ -60,8 +62,8 @@ public final class RecordedFlow implements Flow {
   private volatile String clientQuicConnectionId;
   private volatile String serverQuicConnectionId;
   private volatile String http3Status;
-  private final List<String> modifiedBy = new CopyOnWriteArrayList<>();
-  private final List<String> notes = new CopyOnWriteArrayList<>();
+  private volatile List<String> modifiedBy;
+  private volatile List<String> notes;
   private volatile RequestHead originalRequest;
   private volatile RecordedBody originalRequestBody;
   private volatile ResponseHead originalResponse;
@@ -117,10 +119,10 @@ public final class RecordedFlow implements Flow {
 
   /** 1xx responses relayed before the final response, in order. */
   @Override
-  public List<ResponseHead> informationalResponses() { return Collections.unmodifiableList(informational); }
+  public List<ResponseHead> informationalResponses() { return view(informational); }
 
   @Override
-  public List<WebSocketMessage> webSocketMessages() { return Collections.unmodifiableList(webSocketMessages); }
+  public List<WebSocketMessage> webSocketMessages() { return view(webSocketMessages); }
 
   @Override
   public FlowState state() { return state; }
@@ -204,10 +206,10 @@ public final class RecordedFlow implements Flow {
    * {@code breakpoint (request): edited} and the like for user edits. Empty for untouched flows.
    */
   @Override
-  public List<String> modifiedBy() { return Collections.unmodifiableList(modifiedBy); }
+  public List<String> modifiedBy() { return view(modifiedBy); }
   /** Problems met along the way that did not fail the flow (a plugin hook that threw or hung). */
   @Override
-  public List<String> notes() { return Collections.unmodifiableList(notes); }
+  public List<String> notes() { return view(notes); }
 
   /** The request as the client sent it, when a rule or breakpoint changed it; else null ({@link #request()} is both). */
   @Override
@@ -270,8 +272,31 @@ public final class RecordedFlow implements Flow {
 
   public void request(RequestHead r) { request = r; }
 
-  public void modifiedBy(String what) { modifiedBy.add(Objects.requireNonNull(what, "what")); }
-  public void note(String what) { notes.add(Objects.requireNonNull(what, "what")); }
+  public void modifiedBy(String what) {
+    Objects.requireNonNull(what, "what");
+    synchronized (this) {
+      modifiedBy = created(modifiedBy);
+    }
+    modifiedBy.add(what);
+  }
+
+  public void note(String what) {
+    Objects.requireNonNull(what, "what");
+    synchronized (this) {
+      notes = created(notes);
+    }
+    notes.add(what);
+  }
+
+  /** {@code list}, or a new one when it was not made yet. */
+  private static <T> List<T> created(List<T> list) {
+    return list != null ? list : new CopyOnWriteArrayList<>();
+  }
+
+  /** A read-only view of a list made on its first element (an empty list before). */
+  private static <T> List<T> view(List<T> list) {
+    return list == null ? List.of() : Collections.unmodifiableList(list);
+  }
 
   public void paused(Paused p) { paused = p; }
 
@@ -306,6 +331,9 @@ public final class RecordedFlow implements Flow {
   /** Records a response head: 1xx (except 101, which ends the HTTP exchange) are informational. */
   public void response(ResponseHead r) {
     if (r.informational() && r.status() != 101) {
+      synchronized (this) {
+        informational = created(informational);
+      }
       informational.add(r);
     } else {
       response = r;
@@ -318,7 +346,12 @@ public final class RecordedFlow implements Flow {
 
   public void webSocket(boolean ws) { webSocket = ws; }
 
-  public void addWebSocketMessage(WebSocketMessage m) { webSocketMessages.add(m); }
+  public void addWebSocketMessage(WebSocketMessage m) {
+    synchronized (this) {
+      webSocketMessages = created(webSocketMessages);
+    }
+    webSocketMessages.add(m);
+  }
 
   public void webSocketClosed(int code, String reason) {
     if (webSocketCloseCode < 0) {
@@ -359,7 +392,7 @@ public final class RecordedFlow implements Flow {
     RecordedBody oq = originalRequestBody;
     RecordedBody os = originalResponseBody;
     n += (oq == null ? 0 : oq.memoryFootprint()) + (os == null ? 0 : os.memoryFootprint());
-    for (WebSocketMessage m : webSocketMessages) {
+    for (WebSocketMessage m : webSocketMessages()) {
       n += m.payload().length + 64;
     }
     return n + 512;

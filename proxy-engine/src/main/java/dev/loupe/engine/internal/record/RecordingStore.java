@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowListener;
 import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,7 +33,9 @@ import java.util.logging.Logger;
  * Publishing never blocks the caller (an event loop): each listener has its own queue and delivery
  * thread. {@code UPDATED} events for a flow already waiting in the queue are coalesced, and are
  * dropped once a queue holds more than its capacity; {@code ADDED} and {@code COMPLETED} always go
- * through.
+ * through. Inside the engine, {@link #subscribeInline} delivers on the publishing thread instead, to
+ * a listener that only notes the flow (the session recorder): a queue and a thread woken per event
+ * cost the event loops more than the noting does.
  *
  * <h3>Memory budget</h3>
  * When captured bodies held on the heap exceed the budget, the bodies of the oldest completed flows
@@ -55,6 +58,7 @@ public final class RecordingStore implements FlowStore {
   /** Completed flows whose bodies still hold heap, oldest completion first. */
   private final ConcurrentLinkedQueue<RecordedFlow> resident = new ConcurrentLinkedQueue<>();
   private final List<Listening> subscriptions = new CopyOnWriteArrayList<>();
+  private final List<FlowListener> inline = new CopyOnWriteArrayList<>();
   private final AtomicLong nextId = new AtomicLong(1);
   private final AtomicLong heapBytes = new AtomicLong();
   private final long memoryBudget;
@@ -257,13 +261,55 @@ public final class RecordingStore implements FlowStore {
 
   @Override
   public Subscription subscribe(FlowListener listener, int capacity) {
-    Listening s = new Listening(listener, capacity);
+    return subscribe(listener, capacity, EnumSet.allOf(FlowEvent.Type.class));
+  }
+
+  /**
+   * Like {@link #subscribe(FlowListener, int)}, delivering only events of {@code types}: the others
+   * are not queued at all, so a listener that ignores updates (the plugins' observers) costs the
+   * event loops nothing for them.
+   */
+  public Subscription subscribe(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
+    Listening s = new Listening(listener, capacity, EnumSet.copyOf(types));
     subscriptions.add(s);
     s.thread.start();
     return s;
   }
 
+  /**
+   * Delivers every event to {@code listener} on the thread that publishes it (an event loop, for
+   * most), before {@code add}, {@code updated} or {@code completed} returns, uncoalesced. For engine
+   * listeners that only note the flow: it must be quick (a map put under a lock held as briefly) and
+   * must never wait for anything else. Always idle; closing stops delivery at once.
+   */
+  public Subscription subscribeInline(FlowListener listener) {
+    inline.add(listener);
+    return new Subscription() {
+      @Override
+      public long droppedUpdates() {
+        return 0;
+      }
+
+      @Override
+      public boolean awaitIdle(long timeout, TimeUnit unit) {
+        return true; // delivered before the publisher went on
+      }
+
+      @Override
+      public void close() {
+        inline.remove(listener);
+      }
+    };
+  }
+
   private void publish(FlowEvent event) {
+    for (FlowListener l : inline) {
+      try {
+        l.onFlowEvent(event);
+      } catch (RuntimeException ex) {
+        LOG.log(Level.WARNING, "flow listener failed on " + event.type() + " of flow " + event.flow().id(), ex);
+      }
+    }
     for (Listening s : subscriptions) {
       s.offer(event);
     }
@@ -274,6 +320,7 @@ public final class RecordingStore implements FlowStore {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private final FlowListener listener;
     private final int capacity;
+    private final Set<FlowEvent.Type> types;
     private final ConcurrentLinkedQueue<FlowEvent> queue = new ConcurrentLinkedQueue<>();
     private final Set<Long> pendingUpdates = ConcurrentHashMap.newKeySet();
     private final AtomicInteger queued = new AtomicInteger();
@@ -282,16 +329,22 @@ public final class RecordingStore implements FlowStore {
     private final AtomicLong accepted = new AtomicLong();
     private final Thread thread;
     private volatile boolean closed;
+    /**
+     * Set by the delivery thread just before it parks on an empty queue. Producers (the event loops)
+     * unpark it only then: a busy listener costs them no wake-up system call per event.
+     */
+    private volatile boolean parked;
 
-    private Listening(FlowListener listener, int capacity) {
+    private Listening(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
       this.listener = listener;
       this.capacity = capacity;
+      this.types = types;
       this.thread = new Thread(this::run, "loupe-flow-listener-" + COUNTER.incrementAndGet());
       this.thread.setDaemon(true);
     }
 
     void offer(FlowEvent e) {
-      if (closed) {
+      if (closed || !types.contains(e.type())) {
         return;
       }
       if (e.type() == FlowEvent.Type.UPDATED) {
@@ -307,7 +360,9 @@ public final class RecordingStore implements FlowStore {
       accepted.incrementAndGet();
       queue.add(e);
       queued.incrementAndGet();
-      LockSupport.unpark(thread);
+      if (parked) {
+        LockSupport.unpark(thread);
+      }
     }
 
     private void run() {
@@ -317,7 +372,13 @@ public final class RecordingStore implements FlowStore {
           if (closed) {
             break;
           }
-          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+          // Announce the park, then look once more: an event added after that look sees the flag
+          // and unparks us; one added before it is found by the look (both sides are volatile).
+          parked = true;
+          if (queue.isEmpty() && !closed) {
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+          }
+          parked = false;
           continue;
         }
         queued.decrementAndGet();

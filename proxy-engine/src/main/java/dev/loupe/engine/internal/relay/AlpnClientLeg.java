@@ -88,6 +88,7 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
             .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
       }
     }));
+    p.addLast("h2-errors", new Http2ConnectionErrors()); // connection errors end here, logged once
     // Raise the connection window too: initialWindowSize only sets the per-stream windows.
     ch.writeAndFlush(new DefaultHttp2WindowUpdateFrame(Http2Codecs.CONNECTION_WINDOW - 65_535));
     // The connection reads on its own; backpressure is HTTP/2 flow control: a stream's credit

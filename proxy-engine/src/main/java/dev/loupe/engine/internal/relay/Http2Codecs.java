@@ -52,7 +52,10 @@ public final class Http2Codecs {
         .build();
   }
 
-  /** For an origin connection (Loupe is the client): no push, large windows, ALTSVC frames read. */
+  /**
+   * For an origin connection (Loupe is the client): no push, large windows, ALTSVC frames read,
+   * RST_STREAMs sent counted.
+   */
   public static Http2FrameCodec forServerLeg(EngineConfig config) {
     return Http2FrameCodecBuilder.forClient()
         .initialSettings(Http2Settings.defaultSettings()
@@ -60,8 +63,10 @@ public final class Http2Codecs {
             .initialWindowSize(STREAM_WINDOW)
             .maxHeaderListSize(config.limits().maxHeaderSize()))
         .validateHeaders(true)
-        // Sees ALTSVC frames (RFC 7838 §4), which the codec drops, for the Alt-Svc cache.
-        .frameLogger(new dev.loupe.engine.internal.upstream.AltSvcFrames())
+        // Sees ALTSVC frames (RFC 7838 §4), which the codec drops, for the Alt-Svc cache, and
+        // counts the RST_STREAMs Loupe sends, so that a connection retires before the origin's
+        // rapid-reset defence closes it (Http2Upstreams).
+        .frameLogger(new dev.loupe.engine.internal.upstream.OriginFrameTap())
         .build();
   }
 }

@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.flow.TlsInfo;
+import dev.loupe.engine.internal.http3.Http3StreamEnd;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
@@ -74,6 +75,22 @@ public final class Http3Streams {
           }
         });
         quic.pipeline().addLast(new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
+          /**
+           * The leg's first read runs while this initializer is still in the stream's pipeline
+           * (ahead of the handlers it installs), so a stream the client reset or stopped before
+           * it was set up reports that here. That is the client's doing, not a failed set-up: on
+           * to {@link StreamGuard}, which ends the stream quietly, as it would have later. Other
+           * failures (in the set-up itself) are logged by the base class.
+           */
+          @Override
+          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+            if (ctx.pipeline().get(StreamGuard.class) != null && byThePeer(cause)) {
+              ctx.fireExceptionCaught(cause);
+            } else {
+              super.exceptionCaught(ctx, cause);
+            }
+          }
+
           @Override
           protected void initChannel(QuicStreamChannel stream) {
             stream.config().setOption(ChannelOption.AUTO_READ, false);
@@ -84,10 +101,18 @@ public final class Http3Streams {
                 .addLast("h3-to-http", new Http3FrameToHttpObjectCodec(true))
                 .addLast("h3-stream", new StreamAdapter())
                 .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
+            Http3StreamEnd.install(stream.pipeline(), "h3-to-http");
           }
         }));
       }
     };
+  }
+
+  /** A stream error the client caused: a reset, STOP_SENDING, a QUIC or an HTTP/3 error. */
+  private static boolean byThePeer(Throwable cause) {
+    return cause instanceof QuicStreamResetException || cause instanceof ChannelOutputShutdownException
+        || cause instanceof io.netty.handler.codec.quic.QuicException
+        || cause instanceof io.netty.handler.codec.http3.Http3Exception;
   }
 
   /** Loupe's (the server's) connection id for {@code quic}, hex. */

@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A session file ({@code .loupe}, an SQLite database in WAL mode) open for recording and reading:
@@ -60,10 +62,12 @@ public final class SessionFile implements Session {
   /** The service {@link Session#open} finds. */
   public static final class Factory implements Session.Factory {
     @Override
-    public Session open(Path file, Path spillDir, boolean readOnly) throws SessionException {
-      return readOnly ? SessionFile.openReadOnly(file, spillDir) : SessionFile.open(file, spillDir);
+    public Session open(Path file, Path spillDir, boolean readOnly, Indexing indexing) throws SessionException {
+      return readOnly ? SessionFile.openReadOnly(file, spillDir) : SessionFile.open(file, spillDir, indexing);
     }
   }
+
+  private static final Logger LOG = Logger.getLogger(SessionFile.class.getName());
 
   private final SessionDb db;
   private final FlowReader reader;
@@ -74,7 +78,7 @@ public final class SessionFile implements Session {
   /** Once set, never cleared: a second close does nothing. Guarded by this. */
   private boolean closed;
 
-  private SessionFile(SessionDb db, Path spillDir) {
+  private SessionFile(SessionDb db, Path spillDir, Indexing indexing) {
     this.db = db;
     this.reader = new FlowReader(db, spillDir);
     this.writerThread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -83,6 +87,9 @@ public final class SessionFile implements Session {
       return t;
     });
     this.files = new SessionFiles(db, reader);
+    if (!db.readOnly() && indexing == Indexing.LIVE) {
+      buildMissingIndexesLater();
+    }
   }
 
   /**
@@ -94,12 +101,53 @@ public final class SessionFile implements Session {
    *     (the file is not changed then)
    */
   public static SessionFile open(Path file, Path spillDir) throws SessionException {
-    return new SessionFile(SessionDb.open(file, false), spillDir);
+    return open(file, spillDir, Indexing.LIVE);
+  }
+
+  /** {@link #open(Path, Path)} with the indexes kept as {@code indexing} says (see {@link Session.Indexing}). */
+  public static SessionFile open(Path file, Path spillDir, Indexing indexing) throws SessionException {
+    return new SessionFile(SessionDb.open(file, false, indexing == Indexing.DEFERRED), spillDir, indexing);
   }
 
   /** Opens {@code file} to read only (convert, diff): nothing is written to it. */
   public static SessionFile openReadOnly(Path file, Path spillDir) throws SessionException {
-    return new SessionFile(SessionDb.open(file, true), spillDir);
+    return new SessionFile(SessionDb.open(file, true), spillDir, Indexing.LIVE);
+  }
+
+  /**
+   * Queues on the writer thread one task per index the file lacks (a recording that deferred them
+   * was killed): recording batches run between them, reads are never blocked (WAL) and filters scan
+   * until their index is there. Opening returns at once, so the first page shows as quickly as ever.
+   */
+  private void buildMissingIndexesLater() {
+    java.util.List<String> missing;
+    try {
+      missing = db.missingIndexes();
+    } catch (SQLException e) {
+      LOG.log(Level.WARNING, "cannot read the indexes of " + file(), e);
+      return;
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    long t0 = System.nanoTime();
+    LOG.info(() -> file() + " lacks " + missing.size() + " indexes (a recording that deferred them was stopped"
+        + " before it closed); building them in the background");
+    for (int i = 0; i < missing.size(); i++) {
+      String sql = missing.get(i);
+      boolean last = i == missing.size() - 1;
+      writerThread.execute(() -> {
+        try {
+          files.buildIndex(sql);
+          if (last) {
+            LOG.info(() -> String.format("indexed %s in %.1f s", file(), (System.nanoTime() - t0) / 1e9));
+          }
+        } catch (SQLException e) {
+          // the file is whole without it (filters scan); the next open for writing tries again
+          LOG.log(Level.WARNING, "cannot build an index of " + file() + " (" + sql + ")", e);
+        }
+      });
+    }
   }
 
   /** The session file. */
@@ -177,6 +225,11 @@ public final class SessionFile implements Session {
   }
 
   // ---- reading ---------------------------------------------------------------------------------
+
+  @Override
+  public boolean indexed() throws SessionException {
+    return read(() -> db.missingIndexes().isEmpty());
+  }
 
   /** Flows in the file (those still waiting to be written are not counted). */
   @Override
@@ -405,6 +458,15 @@ public final class SessionFile implements Session {
         }, "cannot fold bodies into");
       } catch (SessionException e) {
         failure = failure == null ? e : failure;
+      }
+      try { // a deferred recording's indexes, or those a background build has not reached yet
+        call(() -> {
+          files.buildIndexes();
+          return null;
+        }, "cannot index");
+      } catch (SessionException e) {
+        // every flow is saved; the file is whole without them (filters scan) and the next open builds them
+        LOG.log(Level.WARNING, e.getMessage() + "; it is built when the file is next opened for writing", e);
       }
     }
     writerThread.shutdown();

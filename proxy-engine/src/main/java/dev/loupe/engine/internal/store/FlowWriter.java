@@ -227,8 +227,18 @@ final class FlowWriter implements AutoCloseable {
 
   /** Every Content-Type value, joined by line feeds; null when there is none. */
   static String contentTypes(Headers h) {
-    List<String> all = h.getAll("content-type");
-    return all.isEmpty() ? null : String.join("\n", all);
+    String first = null;
+    StringBuilder all = null; // only for a second one
+    for (Headers.Field f : h.fields()) {
+      if (f.name().equalsIgnoreCase("content-type")) {
+        if (first == null) {
+          first = f.value();
+        } else {
+          all = (all == null ? new StringBuilder(first) : all).append('\n').append(f.value());
+        }
+      }
+    }
+    return all != null ? all.toString() : first;
   }
 
   static long epochNanos(Instant t) {

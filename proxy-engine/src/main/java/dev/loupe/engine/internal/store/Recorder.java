@@ -6,6 +6,7 @@ import dev.loupe.engine.flow.FlowState;
 import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.internal.record.RecordedBody;
 import dev.loupe.engine.internal.record.RecordedFlow;
+import dev.loupe.engine.internal.record.RecordingStore;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,8 +28,9 @@ import java.util.logging.Logger;
  * Writes the flows of a live {@link FlowStore} into a session file, in batches, off the event loops.
  *
  * <h3>Path of a flow</h3>
- * Flow events reach {@link #onEvent} on the store's delivery thread, which only notes the flow
- * (newest state wins). Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
+ * Flow events reach {@link #onEvent} on the thread that publishes them (an event loop; see
+ * {@link RecordingStore#subscribeInline}), which only notes the flow (newest state wins) under a lock
+ * the writer holds just long enough to take the noted map. Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
  * thread writes every noted flow in one transaction: its row as it is now (so a flow in flight is on
  * disk from its first batch), new WebSocket messages, and, once it has ended, its bodies. After the
  * commit, ended flows beyond the newest {@link #CACHE} leave the store's memory
@@ -87,7 +89,7 @@ public final class Recorder implements AutoCloseable {
     this.store = store;
     this.thread = thread;
     this.problems = problems;
-    this.subscription = store.subscribe(this::onEvent, 100_000);
+    this.subscription = RecordingStore.of(store).subscribeInline(this::onEvent);
     for (Flow f : store.snapshot()) {
       note(f);
     }

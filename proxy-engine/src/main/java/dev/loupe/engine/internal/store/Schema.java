@@ -31,6 +31,9 @@ import java.util.List;
  *       {@code time} in epoch nanoseconds.</li>
  *   <li>{@code certificate(sha256, der)}: each certificate once, referenced from the detail blobs.</li>
  * </ul>
+ * The {@code flow} table's secondary indexes ({@link #INDEXES}) may be missing from a file of this
+ * version (a recording that deferred them, killed before it closed): they are then built, not
+ * migrated.
  */
 final class Schema {
   /** "Loup", big-endian: tells a Loupe session from any other SQLite file. */
@@ -79,27 +82,70 @@ final class Schema {
           + " opcode INTEGER NOT NULL, length INTEGER NOT NULL, time INTEGER NOT NULL, payload BLOB NOT NULL,"
           + " PRIMARY KEY (flow, seq))",
       "CREATE TABLE certificate(sha256 BLOB PRIMARY KEY, der BLOB NOT NULL)",
-      // what filters and column sorts look up; id order needs none (the rowid)
-      "CREATE INDEX flow_host ON flow(host)",
-      "CREATE INDEX flow_method ON flow(method)",
-      "CREATE INDEX flow_status ON flow(status)",
-      "CREATE INDEX flow_res_type ON flow(res_type)",
-      "CREATE INDEX flow_res_size ON flow(res_size)",
-      "CREATE INDEX flow_duration ON flow(duration)",
-      "CREATE INDEX flow_started ON flow(started)",
-      "CREATE INDEX flow_client_proto ON flow(client_proto)",
   };
+
+  /**
+   * The secondary indexes: what filters and column sorts look up (id order needs none, it is the
+   * rowid). Idempotent. A session recorded with deferred indexes (headless {@code --session}) has
+   * none while it is written; they are built when it closes, or when a file left without them (a
+   * killed recording) is next opened for writing. A file without them is still a whole, valid
+   * session of this version: its filters are answered by scans instead.
+   */
+  static final List<String> INDEXES = List.of(
+      "CREATE INDEX IF NOT EXISTS flow_host ON flow(host)",
+      "CREATE INDEX IF NOT EXISTS flow_method ON flow(method)",
+      "CREATE INDEX IF NOT EXISTS flow_status ON flow(status)",
+      "CREATE INDEX IF NOT EXISTS flow_res_type ON flow(res_type)",
+      "CREATE INDEX IF NOT EXISTS flow_res_size ON flow(res_size)",
+      "CREATE INDEX IF NOT EXISTS flow_duration ON flow(duration)",
+      "CREATE INDEX IF NOT EXISTS flow_started ON flow(started)",
+      "CREATE INDEX IF NOT EXISTS flow_client_proto ON flow(client_proto)");
 
   private Schema() {}
 
-  /** Creates the tables in an empty database and stamps it; in the caller's transaction. */
-  static void create(Connection c) throws SQLException {
+  /**
+   * Creates the tables in an empty database and stamps it; in the caller's transaction. Without
+   * {@code indexes} the secondary indexes ({@link #INDEXES}) are left to be built later.
+   */
+  static void create(Connection c, boolean indexes) throws SQLException {
     try (Statement s = c.createStatement()) {
       for (String sql : CREATE) {
         s.execute(sql);
       }
+      if (indexes) {
+        for (String sql : INDEXES) {
+          s.execute(sql);
+        }
+      }
       s.execute("PRAGMA application_id = " + APPLICATION_ID);
       s.execute("PRAGMA user_version = " + VERSION);
+    }
+  }
+
+  /** The name of the index {@code sql} (one of {@link #INDEXES}) creates. */
+  static String indexName(String sql) {
+    String rest = sql.substring("CREATE INDEX IF NOT EXISTS ".length());
+    return rest.substring(0, rest.indexOf(' '));
+  }
+
+  /** The statements of the {@link #INDEXES} {@code c}'s database lacks, in order. */
+  static List<String> missingIndexes(Connection c) throws SQLException {
+    java.util.Set<String> present = new java.util.HashSet<>();
+    try (Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'flow'")) {
+      while (r.next()) {
+        present.add(r.getString(1));
+      }
+    }
+    return INDEXES.stream().filter(sql -> !present.contains(indexName(sql))).toList();
+  }
+
+  /** Drops the secondary indexes (a recording that defers them); each in its own statement. */
+  static void dropIndexes(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String sql : INDEXES) {
+        s.execute("DROP INDEX IF EXISTS " + indexName(sql));
+      }
     }
   }
 

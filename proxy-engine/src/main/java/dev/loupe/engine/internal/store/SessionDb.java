@@ -70,12 +70,26 @@ public final class SessionDb implements AutoCloseable {
    * @throws SessionException naming the file and the problem; the file is unchanged then
    */
   public static SessionDb open(Path file, boolean readOnly) throws SessionException {
-    return open(file, readOnly, Schema.VERSION, Schema.MIGRATIONS);
+    return open(file, readOnly, false);
+  }
+
+  /**
+   * {@link #open(Path, boolean)}; with {@code deferIndexes} (for writing only) the file is written
+   * without its secondary indexes: a new file is made without them and an existing one has them
+   * dropped, so that each flow written costs less; {@link #buildIndex} builds them again.
+   */
+  public static SessionDb open(Path file, boolean readOnly, boolean deferIndexes) throws SessionException {
+    return open(file, readOnly, deferIndexes, Schema.VERSION, Schema.MIGRATIONS);
   }
 
   /** {@link #open(Path, boolean)} with the schema's version and migrations given (tests). */
   static SessionDb open(Path file, boolean readOnly, int currentVersion, List<Schema.Migration> migrations)
       throws SessionException {
+    return open(file, readOnly, false, currentVersion, migrations);
+  }
+
+  private static SessionDb open(Path file, boolean readOnly, boolean deferIndexes, int currentVersion,
+      List<Schema.Migration> migrations) throws SessionException {
     Path f = file.toAbsolutePath();
     boolean exists = Files.exists(f);
     if (!exists && readOnly) {
@@ -93,7 +107,7 @@ public final class SessionDb implements AutoCloseable {
     try {
       c = connect(f, readOnly);
       if (!readOnly) {
-        prepareForWriting(c, f);
+        prepareForWriting(c, f, deferIndexes);
       }
       return new SessionDb(f, readOnly, c, lock);
     } catch (SQLException e) {
@@ -251,7 +265,7 @@ public final class SessionDb implements AutoCloseable {
     }
   }
 
-  private static void prepareForWriting(Connection c, Path f) throws SQLException {
+  private static void prepareForWriting(Connection c, Path f, boolean deferIndexes) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA journal_mode = WAL");
       s.execute("PRAGMA synchronous = NORMAL"); // WAL + NORMAL: a crash of Loupe loses nothing committed
@@ -261,7 +275,7 @@ public final class SessionDb implements AutoCloseable {
     }
     if (Schema.empty(c)) {
       c.setAutoCommit(false);
-      Schema.create(c);
+      Schema.create(c, !deferIndexes);
       try (PreparedStatement p = c.prepareStatement("INSERT INTO session_info(key, value) VALUES (?, ?)")) {
         p.setString(1, "created");
         p.setString(2, Instant.now().toString());
@@ -278,6 +292,9 @@ public final class SessionDb implements AutoCloseable {
           "UPDATE flow SET state = 2, error_kind = 'INTERNAL', error = ? WHERE state = 0")) {
         p.setString(1, FlowBuilder.INCOMPLETE);
         p.executeUpdate();
+      }
+      if (deferIndexes) {
+        Schema.dropIndexes(c);
       }
     }
   }
@@ -301,6 +318,30 @@ public final class SessionDb implements AutoCloseable {
 
   public boolean readOnly() {
     return readOnly;
+  }
+
+  /**
+   * The statements of the secondary indexes the file lacks ({@link Schema#INDEXES}), read on a
+   * reader connection (any thread).
+   */
+  public List<String> missingIndexes() throws SQLException {
+    Connection c = borrowReader();
+    try {
+      return Schema.missingIndexes(c);
+    } finally {
+      returnReader(c);
+    }
+  }
+
+  /**
+   * Builds one secondary index ({@code sql}, one of {@link #missingIndexes}) on the writer
+   * connection, in a transaction of its own: a Loupe killed meanwhile leaves the file without it,
+   * as before. Writer thread only.
+   */
+  void buildIndex(String sql) throws SQLException {
+    try (Statement s = writer.createStatement()) {
+      s.execute(sql);
+    }
   }
 
   /** Where bodies too big for the database wait until the session is saved. */

@@ -53,6 +53,18 @@ public final class SessionFiles {
     return new HarImporter(db, writer(), reader).importFile(har, live);
   }
 
+  /** Builds one secondary index the file lacks ({@link SessionDb#missingIndexes}). */
+  public void buildIndex(String sql) throws SQLException {
+    db.buildIndex(sql);
+  }
+
+  /** Builds every secondary index the file lacks, each in its own transaction. */
+  public void buildIndexes() throws SQLException {
+    for (String sql : db.missingIndexes()) {
+      db.buildIndex(sql);
+    }
+  }
+
   /** Deletes every flow and side file. */
   public void clear(Recorder r) throws SQLException, IOException {
     if (r != null) {
@@ -176,6 +188,9 @@ public final class SessionFiles {
       try (Connection c = SessionDb.connect(tmp, false)) {
         fold(c, db.sideDirectory());
         try (Statement s = c.createStatement()) {
+          for (String sql : Schema.INDEXES) { // the copy of a recording that defers them: complete
+            s.execute(sql);
+          }
           s.execute("PRAGMA journal_mode = DELETE");
         }
       }

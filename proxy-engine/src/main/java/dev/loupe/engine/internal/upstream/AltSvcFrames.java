@@ -1,10 +1,7 @@
 package dev.loupe.engine.internal.upstream;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http2.Http2Flags;
-import io.netty.handler.codec.http2.Http2FrameLogger;
-import io.netty.handler.logging.LogLevel;
+import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -18,13 +15,14 @@ import java.util.Locale;
  *
  * <p>Netty's {@code Http2FrameCodec} drops unknown frames on stream 0 and hands those on a stream
  * to the stream as an {@code Http2UnknownFrame} (which the HTTP adapter then drops), but its frame
- * logger sees every inbound frame first, whatever the stream. This "logger" logs nothing: for an
- * ALTSVC frame it hands the field value to the connection's {@link Sink} ({@link #SINK}, set by
- * the connector when the connection negotiated h2). The payload is only read, never consumed.
+ * logger sees every inbound frame first, whatever the stream: {@link OriginFrameTap} hands each
+ * ALTSVC frame to {@link #received}, which gives the field value to the connection's {@link Sink}
+ * ({@link #SINK}, set by the connector when the connection negotiated h2). The payload is only
+ * read, never consumed.
  *
  * <p>Event-loop confined (called by the connection's codec).
  */
-public final class AltSvcFrames extends Http2FrameLogger {
+public final class AltSvcFrames {
   /** The ALTSVC frame type. */
   static final byte TYPE = 0xa;
 
@@ -45,26 +43,15 @@ public final class AltSvcFrames extends Http2FrameLogger {
   /** One frame's content. */
   record Frame(String origin, String fieldValue) {}
 
-  public AltSvcFrames() {
-    super(LogLevel.TRACE, AltSvcFrames.class);
-  }
+  private AltSvcFrames() {}
 
-  @Override
-  public boolean isEnabled() {
-    return false; // no frame logging: every other log call returns at once
-  }
-
-  @Override
-  public void logUnknownFrame(Direction direction, ChannelHandlerContext ctx, byte frameType, int streamId,
-      Http2Flags flags, ByteBuf data) {
-    if (direction != Direction.INBOUND || frameType != TYPE) {
-      return;
-    }
-    Sink sink = ctx.channel().attr(SINK).get();
+  /** An ALTSVC frame arrived on {@code connection}'s stream {@code streamId}: to its sink, if it has one. */
+  static void received(Channel connection, int streamId, ByteBuf payload) {
+    Sink sink = connection.attr(SINK).get();
     if (sink == null) {
       return;
     }
-    Frame f = parse(streamId, data);
+    Frame f = parse(streamId, payload);
     if (f != null) {
       sink.advertised(f.origin(), f.fieldValue());
     }

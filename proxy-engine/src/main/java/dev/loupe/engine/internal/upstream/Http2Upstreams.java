@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 /**
  * The HTTP/2 side of the server-leg pool: multiplexed connections per origin and event loop, each
@@ -43,6 +44,20 @@ import java.util.function.Supplier;
  * received GOAWAY takes no new streams (its streams finish) and leaves the pool; so does a closed
  * one. Stream ids are allocated and HEADERS written by Netty's codec under the connection's event
  * loop, in order.
+ *
+ * <h3>Resets</h3>
+ * Every exchange that ends before its response did (the client vanished, the response timed out)
+ * resets its stream, on a connection other clients' exchanges share. Origins defend against rapid
+ * reset (CVE-2023-44487) by closing a connection that sends them too many RST_STREAMs, and every
+ * stream still open on it dies with it: Netty's HTTP/2 server sends GOAWAY ENHANCE_YOUR_CALM after
+ * more than 200 in 30 s. So Loupe counts the RST_STREAMs it writes on each connection
+ * ({@link OriginFrameTap}, over the connection's whole life, which is stricter than any window) and
+ * keeps the resets sent plus the streams open (each of which may yet be reset) under
+ * {@link #RESET_BUDGET}: a connection takes a new stream only below it, so no origin sees more
+ * resets on one connection from Loupe's streams than that. A connection that has sent
+ * {@link #RESETS_BEFORE_RETIRING} is retired: it takes no new streams, the ones on it finish, and
+ * then Loupe closes it (GOAWAY NO_ERROR); new streams go to another connection. A connection that
+ * received GOAWAY is closed the same way once its streams have ended.
  *
  * <p>A connection that fails while another to the origin stands or is being dialled (the origin
  * refused one more, or dropped it in its handshake) fails no request: the acquire that asked for it
@@ -57,6 +72,15 @@ final class Http2Upstreams {
   /** After an extra connection failed: how long the origin's standing connections carry it alone. */
   static final long DIAL_HOLD_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   private static final int DEFAULT_STREAM_LIMIT = 100;
+  /**
+   * The most RST_STREAMs Loupe's streams may cost one connection: resets sent plus streams open
+   * stay below it. Three quarters of Netty's server limit (200 in 30 s); nginx, Envoy and others
+   * weigh resets against the streams they let finish, which this stays well clear of.
+   */
+  static final int RESET_BUDGET = 150;
+  /** RST_STREAMs sent after which a connection takes no new streams and closes once its streams have ended. */
+  static final int RESETS_BEFORE_RETIRING = 100;
+  private static final Logger LOG = Logger.getLogger(Http2Upstreams.class.getName());
   private static final int CONNECTION_WINDOW = 16 << 20;
 
   /** One multiplexed origin connection. */
@@ -72,6 +96,10 @@ final class Http2Upstreams {
      */
     int streamLimit = 1;
     boolean goingAway;
+    /** RST_STREAM frames written on this connection so far. */
+    int resetsSent;
+    /** Sent {@link #RESETS_BEFORE_RETIRING} resets: takes no new streams, closed once its streams have ended. */
+    boolean retired;
     /**
      * Streams whose channel closed while Netty's codec still counted them active (the origin's
      * END_STREAM still being dispatched, or our RST_STREAM not yet written). Their slots free when
@@ -86,7 +114,15 @@ final class Http2Upstreams {
     }
 
     boolean usable() {
-      return !goingAway && channel.isActive();
+      return !goingAway && !retired && channel.isActive();
+    }
+
+    /**
+     * Streams it may take now: below the origin's limit, and below {@link #RESET_BUDGET} even if
+     * every stream open on it were reset.
+     */
+    int freeSlots() {
+      return Math.min(streamLimit - active, RESET_BUDGET - resetsSent - active);
     }
   }
 
@@ -121,7 +157,7 @@ final class Http2Upstreams {
       parents.removeIf(p -> !p.usable());
       Parent best = null;
       for (Parent p : parents) {
-        if (p.active < p.streamLimit && (best == null || p.active < best.active)) {
+        if (p.freeSlots() > 0 && (best == null || p.active < best.active)) {
           best = p;
         }
       }
@@ -176,6 +212,7 @@ final class Http2Upstreams {
         }
       }
     });
+    ch.attr(OriginFrameTap.RESET_SENT).set(() -> resetSent(origin, parent));
     ch.pipeline().addLast("h2", h2);
     ch.pipeline().addLast("h2-watch", new Watcher(origin, parent));
     ch.pipeline().addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter() {
@@ -209,6 +246,7 @@ final class Http2Upstreams {
         .addListener(f -> {
           if (!f.isSuccess()) {
             parent.active--;
+            closeIfDrained(parent);
             promise.tryFailure(f.cause());
             return;
           }
@@ -231,8 +269,44 @@ final class Http2Upstreams {
   /** A stream of {@code parent} no longer counts against the origin's limit: waiting acquires may go. */
   private static void slotFreed(Origin origin, Parent parent) {
     parent.active--;
+    closeIfDrained(parent);
     if (!origin.waiters.isEmpty()) {
       origin.onSlotFreed.run();
+    }
+  }
+
+  /**
+   * Loupe wrote a RST_STREAM on {@code parent} (called inside the codec's write): at
+   * {@link #RESETS_BEFORE_RETIRING}, the connection is retired (see "Resets" above) and the
+   * waiting acquires, if any, are served again, on another connection.
+   */
+  private static void resetSent(Origin origin, Parent parent) {
+    if (++parent.resetsSent < RESETS_BEFORE_RETIRING || parent.retired) {
+      return;
+    }
+    parent.retired = true;
+    LOG.fine(() -> "retiring HTTP/2 connection " + parent.channel + " after " + parent.resetsSent
+        + " RST_STREAMs sent (" + parent.active + " streams still open on it)");
+    parent.channel.eventLoop().execute(() -> {
+      closeIfDrained(parent);
+      if (!origin.waiters.isEmpty() && origin.onSlotFreed != null) {
+        origin.onSlotFreed.run();
+      }
+    });
+  }
+
+  /**
+   * Closes {@code parent} once it takes no new streams (GOAWAY received, or retired) and its last
+   * stream has ended: Netty's codec sends GOAWAY(NO_ERROR) and closes. Deferred, as the last stream
+   * may end inside the codec's dispatch.
+   */
+  private static void closeIfDrained(Parent parent) {
+    if ((parent.goingAway || parent.retired) && parent.active == 0 && parent.channel.isActive()) {
+      parent.channel.eventLoop().execute(() -> {
+        if (parent.active == 0) {
+          parent.channel.close();
+        }
+      });
     }
   }
 
@@ -285,6 +359,7 @@ final class Http2Upstreams {
         }
       } else if (msg instanceof Http2GoAwayFrame) {
         parent.goingAway = true; // streams in flight finish; new ones go to another connection
+        closeIfDrained(parent);
       }
       ctx.fireChannelRead(msg);
     }

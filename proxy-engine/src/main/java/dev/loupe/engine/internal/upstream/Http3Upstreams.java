@@ -4,6 +4,7 @@ import dev.loupe.engine.flow.ConnectionInfo;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.http3.Http3ResetGuard;
+import dev.loupe.engine.internal.http3.Http3StreamEnd;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
 import dev.loupe.engine.internal.transport.Transports;
@@ -205,6 +206,7 @@ public final class Http3Upstreams {
         stream.pipeline()
             .addLast("h3-up-guard", new UpstreamStreamGuard())
             .addLast(UpstreamConnector.CODEC, new Http3FrameToHttpObjectCodec(false));
+        Http3StreamEnd.install(stream.pipeline(), UpstreamConnector.CODEC);
       }
     }).addListener(f -> {
       if (!f.isSuccess()) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +43,44 @@ class RecordingStoreTest {
   // ---- delivery --------------------------------------------------------------------------------
 
   @Test
+  void anInlineListenerHasEveryEventBeforeThePublisherGoesOnAndNoneOnceClosed() {
+    RecordingStore store = new RecordingStore();
+    List<String> seen = new ArrayList<>();
+    Thread publisher = Thread.currentThread();
+    FlowStore.Subscription s = store.subscribeInline(e -> {
+      assertThat(Thread.currentThread()).isSameAs(publisher);
+      seen.add(e.type() + " " + e.flow().id());
+    });
+    RecordedFlow f = flow(store);
+    store.add(f);
+    assertThat(seen).containsExactly("ADDED " + f.id());
+    store.updated(f);
+    store.updated(f); // not coalesced: the listener keeps the newest state itself
+    store.completed(f);
+    assertThat(seen).containsExactly("ADDED " + f.id(), "UPDATED " + f.id(), "UPDATED " + f.id(),
+        "COMPLETED " + f.id());
+    assertThat(s.awaitIdle(0, TimeUnit.MILLISECONDS)).isTrue();
+    s.close();
+    store.add(flow(store));
+    assertThat(seen).hasSize(4);
+  }
+
+  @Test
+  void aThrowingInlineListenerDoesNotStopThePublisherNorTheOtherListeners() {
+    RecordingStore store = new RecordingStore();
+    RecordingListener queued = new RecordingListener();
+    subscribe(store, queued, 100);
+    subscriptions.add(store.subscribeInline(e -> {
+      throw new IllegalStateException("boom");
+    }));
+    RecordedFlow f = flow(store);
+    store.add(f);
+    store.completed(f);
+    assertThat(subscriptions.get(0).awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(queued.events()).containsExactly("ADDED " + f.id(), "COMPLETED " + f.id());
+  }
+
+  @Test
   void eachListenerGetsTheEventsInPublishOrder() {
     RecordingStore store = new RecordingStore();
     RecordingListener a = new RecordingListener();
@@ -66,6 +105,29 @@ class RecordingStoreTest {
     assertThat(a.events()).isEqualTo(published);
     assertThat(b.events()).isEqualTo(published);
     assertThat(sa.droppedUpdates()).isZero();
+  }
+
+  @Test
+  void aListenerOfSomeEventTypesGetsOnlyThoseInPublishOrder() throws InterruptedException {
+    RecordingStore store = new RecordingStore();
+    RecordingListener all = new RecordingListener();
+    RecordingListener ends = new RecordingListener();
+    FlowStore.Subscription sAll = subscribe(store, all, 10_000);
+    FlowStore.Subscription sEnds = store.subscribe(ends, 10_000, EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED));
+    subscriptions.add(sEnds);
+    for (int i = 0; i < 300; i++) {
+      RecordedFlow f = flow(store);
+      store.add(f);
+      store.updated(f);
+      store.completed(f);
+      if (i % 50 == 0) {
+        Thread.sleep(60); // let the delivery threads park, so publishing has to wake them again
+      }
+    }
+    assertThat(sAll.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(sEnds.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(ends.events()).hasSize(600).isEqualTo(withoutUpdates(all.events()));
+    assertThat(all.events()).hasSize(900);
   }
 
   @Test

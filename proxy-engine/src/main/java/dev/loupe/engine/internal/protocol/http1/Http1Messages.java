@@ -15,8 +15,10 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,9 +31,6 @@ import java.util.Set;
  * same body.
  */
 public final class Http1Messages {
-  private static final Set<String> HOP_BY_HOP = Set.of(
-      "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-      "te", "upgrade");
   /**
    * Fields that frame or route a message: a {@code Connection} option naming one never removes it
    * (RFC 9110 §7.6.1 lets {@code Connection} name only hop-by-hop fields). Removing
@@ -49,8 +48,11 @@ public final class Http1Messages {
       return Headers.EMPTY;
     }
     List<Headers.Field> fields = new ArrayList<>(h.size());
-    for (Map.Entry<String, String> e : h) {
-      fields.add(new Headers.Field(e.getKey(), e.getValue()));
+    // The decoder's names and values are AsciiStrings: toString() once each, no String entries.
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      fields.add(new Headers.Field(e.getKey().toString(), e.getValue().toString()));
     }
     return Headers.of(fields);
   }
@@ -92,22 +94,124 @@ public final class Http1Messages {
         toHeaders(r.headers()));
   }
 
-  /** Names the {@code Connection} header lists, lower-cased, plus the fixed hop-by-hop set. */
-  private static Set<String> hopByHop(Headers headers) {
-    List<String> connection = headers.getAll("connection");
-    if (connection.isEmpty()) {
-      return HOP_BY_HOP; // the common case on HTTP/1.1 and always on HTTP/2: no copy
+  /**
+   * The fields a message loses at the proxy: the fixed hop-by-hop set and what its {@code
+   * Connection} header names (RFC 9110 §7.6.1), in any case. Built per message without a copy of
+   * anything in the common case (no {@code Connection}, or one naming only fixed options such as
+   * {@code keep-alive}, {@code close}, {@code upgrade}).
+   */
+  private static final class HopByHop {
+    private static final HopByHop FIXED = new HopByHop(false, Set.of());
+    private static final HopByHop FIXED_AND_CLOSE = new HopByHop(true, Set.of());
+    /** Whether {@code Connection} lists {@code close} (a field of that name goes too). */
+    private final boolean close;
+    /** Lower-cased names beyond the fixed set and {@code close} that {@code Connection} lists. */
+    private final Set<String> extra;
+
+    private HopByHop(boolean close, Set<String> extra) {
+      this.close = close;
+      this.extra = extra;
     }
-    Set<String> names = new HashSet<>(HOP_BY_HOP);
-    for (String v : connection) {
-      for (String token : v.split(",")) {
-        String t = token.trim().toLowerCase(Locale.ROOT);
-        if (!t.isEmpty() && !NEVER_HOP_BY_HOP.contains(t)) {
-          names.add(t);
+
+    static HopByHop of(Headers headers) {
+      Set<String> extra = null;
+      boolean close = false;
+      for (Headers.Field f : headers.fields()) {
+        if (!f.name().equalsIgnoreCase("connection")) {
+          continue;
+        }
+        String v = f.value();
+        for (int start = tokenStart(v, 0); start >= 0; start = tokenStart(v, tokenEnd(v, start))) {
+          int end = trimmedEnd(v, start, tokenEnd(v, start));
+          if (isToken(v, start, end, "close")) {
+            close = true;
+            continue;
+          }
+          if (fixed(v, start, end) || neverHopByHop(v, start, end) != null) {
+            continue;
+          }
+          if (extra == null) {
+            extra = new HashSet<>();
+          }
+          extra.add(v.substring(start, end).toLowerCase(Locale.ROOT));
         }
       }
+      return extra != null ? new HopByHop(close, extra) : close ? FIXED_AND_CLOSE : FIXED;
     }
-    return names;
+
+    boolean drops(String name) {
+      return fixed(name, 0, name.length()) || close && name.equalsIgnoreCase("close")
+          || !extra.isEmpty() && extra.contains(name.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Whether {@code s[start, end)} is, in any case, one of the fields that are always hop-by-hop:
+     * {@code connection, keep-alive, proxy-connection, proxy-authenticate, proxy-authorization,
+     * te, upgrade}.
+     */
+    private static boolean fixed(String s, int start, int end) {
+      return switch (end - start) {
+        case 2 -> isToken(s, start, end, "te");
+        case 7 -> isToken(s, start, end, "upgrade");
+        case 10 -> isToken(s, start, end, "connection") || isToken(s, start, end, "keep-alive");
+        case 16 -> isToken(s, start, end, "proxy-connection");
+        case 18 -> isToken(s, start, end, "proxy-authenticate");
+        case 19 -> isToken(s, start, end, "proxy-authorization");
+        default -> false;
+      };
+    }
+  }
+
+  // ---- comma-separated lists (RFC 9110 §5.6.1), read in place ------------------------------------
+
+  /** Where the next list element starts at or after {@code from} (separators and spaces skipped), or -1. */
+  private static int tokenStart(CharSequence v, int from) {
+    int i = from;
+    while (i < v.length() && (v.charAt(i) == ',' || v.charAt(i) <= ' ')) {
+      i++;
+    }
+    return i < v.length() ? i : -1;
+  }
+
+  /** The index of the comma ending the element that starts at {@code start}, or the length. */
+  private static int tokenEnd(CharSequence v, int start) {
+    int i = start;
+    while (i < v.length() && v.charAt(i) != ',') {
+      i++;
+    }
+    return i;
+  }
+
+  /** {@code end} moved back over trailing spaces (as {@link String#trim()} would). */
+  private static int trimmedEnd(CharSequence v, int start, int end) {
+    while (end > start && v.charAt(end - 1) <= ' ') {
+      end--;
+    }
+    return end;
+  }
+
+  /** Whether {@code v[start, end)} is {@code lower} in any case. */
+  private static boolean isToken(CharSequence v, int start, int end, String lower) {
+    if (end - start != lower.length()) {
+      return false;
+    }
+    for (int i = 0; i < lower.length(); i++) {
+      char c = v.charAt(start + i);
+      if (c != lower.charAt(i) && Character.toLowerCase(c) != lower.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The {@link #NEVER_HOP_BY_HOP} name {@code v[start, end)} is, in any case, or null. */
+  private static String neverHopByHop(CharSequence v, int start, int end) {
+    for (String n : NEVER_HOP_BY_HOP) {
+      if (isToken(v, start, end, n)) {
+        return n;
+      }
+    }
+    return null;
   }
 
   /**
@@ -121,23 +225,23 @@ public final class Http1Messages {
    * streamedBody}: an HTTP/2 request without END_STREAM on its HEADERS and without content-length).
    */
   public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket, boolean streamedBody) {
-    Set<String> drop = hopByHop(head.headers());
+    HopByHop drop = HopByHop.of(head.headers());
     HttpHeaders out = new DefaultHttpHeaders();
     boolean hostSeen = false;
     for (Headers.Field f : head.headers().fields()) {
-      String name = f.name().toLowerCase(Locale.ROOT);
-      if (name.equals("host")) {
+      String name = f.name();
+      if (name.equalsIgnoreCase("host")) {
         if (!hostSeen) {
           out.add(HttpHeaderNames.HOST, head.authority());
           hostSeen = true;
         }
         continue;
       }
-      if (name.equals("te") && f.value().trim().equalsIgnoreCase("trailers")) {
+      if (name.equalsIgnoreCase("te") && f.value().trim().equalsIgnoreCase("trailers")) {
         out.add(f.name(), f.value());
         continue;
       }
-      if (drop.contains(name) || (webSocket && name.equals("sec-websocket-extensions"))) {
+      if (drop.drops(name) || (webSocket && name.equalsIgnoreCase("sec-websocket-extensions"))) {
         continue;
       }
       out.add(f.name(), f.value());
@@ -161,14 +265,16 @@ public final class Http1Messages {
    */
   public static HttpResponse toClientResponse(ResponseHead head, HttpVersion clientVersion,
       boolean bodyAllowed, boolean clientKeepAlive) {
-    HttpResponseStatus status = new HttpResponseStatus(head.status(), head.reason().isEmpty()
-        ? HttpResponseStatus.valueOf(head.status()).reasonPhrase() : head.reason());
+    // The predefined status when the reason is the usual one (no new object per response).
+    HttpResponseStatus status = head.reason().isEmpty() ? HttpResponseStatus.valueOf(head.status())
+        : HttpResponseStatus.valueOf(head.status(), head.reason());
     HttpHeaders out = new DefaultHttpHeaders();
-    Set<String> drop = hopByHop(head.headers());
+    HopByHop drop = HopByHop.of(head.headers());
     boolean switching = head.status() == 101;
     for (Headers.Field f : head.headers().fields()) {
-      String name = f.name().toLowerCase(Locale.ROOT);
-      if (drop.contains(name) && !(switching && (name.equals("upgrade") || name.equals("connection")))) {
+      String name = f.name();
+      if (drop.drops(name)
+          && !(switching && (name.equalsIgnoreCase("upgrade") || name.equalsIgnoreCase("connection")))) {
         continue;
       }
       out.add(f.name(), f.value());
@@ -200,6 +306,9 @@ public final class Http1Messages {
   }
 
   public static boolean isChunked(HttpHeaders h) {
+    if (!h.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+      return false; // the common case, without the list getAll would make
+    }
     for (String v : h.getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
       for (String t : v.split(",")) {
         if (t.trim().equalsIgnoreCase("chunked")) {
@@ -221,10 +330,6 @@ public final class Http1Messages {
         || (method.equals("CONNECT") && status / 100 == 2));
   }
 
-  /**
-   * Request-smuggling checks beyond the decoder's: returns a reason when the request's framing is
-   * ambiguous (RFC 9112 §6.1, §6.3), or null when it is fine.
-   */
   private static boolean allDigits(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -235,64 +340,103 @@ public final class Http1Messages {
     return true;
   }
 
+  /**
+   * Request-smuggling checks beyond the decoder's: returns a reason when the request's framing is
+   * ambiguous (RFC 9112 §6.1, §6.3) or a field may not be forwarded, or null when it is fine.
+   */
   public static String framingProblem(HttpRequest req) {
     HttpHeaders h = req.headers();
-    List<String> te = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
-    List<String> cl = h.getAll(HttpHeaderNames.CONTENT_LENGTH);
-    if (!te.isEmpty() && !cl.isEmpty()) {
+    // One pass over the fields, reading the decoder's AsciiStrings in place; lists are only built
+    // for the rare fields that need them (Transfer-Encoding, a repeated Content-Length).
+    int te = 0;
+    int cl = 0;
+    int host = 0;
+    CharSequence contentLength = null;
+    String connectionNames = null;
+    String badField = null;
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      CharSequence name = e.getKey();
+      CharSequence value = e.getValue();
+      if (badField == null) {
+        badField = fieldProblem(name, value);
+      }
+      if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRANSFER_ENCODING)) {
+        te++;
+      } else if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONTENT_LENGTH)) {
+        if (cl++ == 0) {
+          contentLength = value;
+        }
+      } else if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.HOST)) {
+        host++;
+      } else if (connectionNames == null && AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONNECTION)) {
+        for (int start = tokenStart(value, 0); start >= 0; start = tokenStart(value, tokenEnd(value, start))) {
+          String never = neverHopByHop(value, start, trimmedEnd(value, start, tokenEnd(value, start)));
+          if (never != null) {
+            connectionNames = never;
+            break;
+          }
+        }
+      }
+    }
+    if (te > 0 && cl > 0) {
       return "both Content-Length and Transfer-Encoding are present";
     }
-    if (!te.isEmpty()) {
+    if (te > 0) {
       if (req.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
         return "Transfer-Encoding in an HTTP/1.0 request";
       }
+      List<String> values = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
       List<String> codings = new ArrayList<>();
-      for (String v : te) {
+      for (String v : values) {
         for (String t : v.split(",")) {
           codings.add(t.trim().toLowerCase(Locale.ROOT));
         }
       }
       if (!codings.get(codings.size() - 1).equals("chunked")) {
-        return "Transfer-Encoding does not end with chunked: " + String.join(", ", te);
+        return "Transfer-Encoding does not end with chunked: " + String.join(", ", values);
       }
       if (codings.indexOf("chunked") != codings.size() - 1) {
         return "chunked applied more than once";
       }
     }
-    if (cl.size() > 1) {
+    if (cl > 1) {
       return "more than one Content-Length";
     }
-    if (cl.size() == 1) {
-      String v = cl.get(0).trim();
+    if (cl == 1) {
+      String v = contentLength.toString().trim();
       if (v.isEmpty() || v.length() > 18 || !allDigits(v)) {
-        return "invalid Content-Length: " + cl.get(0);
+        return "invalid Content-Length: " + contentLength;
       }
     }
-    for (String v : h.getAll(HttpHeaderNames.CONNECTION)) {
-      for (String token : v.split(",")) {
-        String t = token.trim().toLowerCase(Locale.ROOT);
-        if (NEVER_HOP_BY_HOP.contains(t)) {
-          return "the Connection header names " + t + ", which a proxy must not remove";
-        }
-      }
+    if (connectionNames != null) {
+      return "the Connection header names " + connectionNames + ", which a proxy must not remove";
     }
-    if (h.getAll(HttpHeaderNames.HOST).size() > 1) {
+    if (host > 1) {
       return "more than one Host header";
     }
-    if (req.protocolVersion().equals(HttpVersion.HTTP_1_1) && !h.contains(HttpHeaderNames.HOST)) {
+    if (host == 0 && req.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
       return "HTTP/1.1 request without a Host header";
     }
-    for (Map.Entry<String, String> e : h) {
-      String name = e.getKey();
-      if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c == ':' || c >= 127)) {
+    return badField;
+  }
+
+  /** Why a field's name or value may not be forwarded, or null. */
+  private static String fieldProblem(CharSequence name, CharSequence value) {
+    if (name.length() == 0) {
+      return "invalid header name: ";
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c <= ' ' || c == ':' || c >= 127) {
         return "invalid header name: " + name;
       }
-      String value = e.getValue();
-      for (int i = 0; i < value.length(); i++) {
-        char c = value.charAt(i);
-        if (c == '\r' || c == '\n' || c == 0) {
-          return "bare CR, LF or NUL in the value of " + name;
-        }
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\r' || c == '\n' || c == 0) {
+        return "bare CR, LF or NUL in the value of " + name;
       }
     }
     return null;
