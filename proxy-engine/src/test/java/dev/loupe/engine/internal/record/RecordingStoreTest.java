@@ -108,7 +108,7 @@ class RecordingStoreTest {
   }
 
   @Test
-  void aListenerOfSomeEventTypesGetsOnlyThoseInPublishOrder() throws InterruptedException {
+  void aListenerOfSomeEventTypesGetsOnlyThoseInPublishOrder() {
     RecordingStore store = new RecordingStore();
     RecordingListener all = new RecordingListener();
     RecordingListener ends = new RecordingListener();
@@ -121,7 +121,9 @@ class RecordingStoreTest {
       store.updated(f);
       store.completed(f);
       if (i % 50 == 0) {
-        Thread.sleep(60); // let the delivery threads park, so publishing has to wake them again
+        // Both delivery threads drained their queues, so they park: publishing must wake them again.
+        assertThat(sAll.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(sEnds.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
       }
     }
     assertThat(sAll.awaitIdle(30, TimeUnit.SECONDS)).isTrue();
