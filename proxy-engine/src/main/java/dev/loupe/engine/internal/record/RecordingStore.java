@@ -318,6 +318,8 @@ public final class RecordingStore implements FlowStore {
   /** A listener's queue and delivery thread. */
   private final class Listening implements Subscription {
     private static final AtomicInteger COUNTER = new AtomicInteger();
+    /** How long a listener that just delivered naps before its next round (the most it adds to an event's delay). */
+    static final long BUSY_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
     private final FlowListener listener;
     private final int capacity;
     private final Set<FlowEvent.Type> types;
@@ -330,8 +332,9 @@ public final class RecordingStore implements FlowStore {
     private final Thread thread;
     private volatile boolean closed;
     /**
-     * Set by the delivery thread just before it parks on an empty queue. Producers (the event loops)
-     * unpark it only then: a busy listener costs them no wake-up system call per event.
+     * Set by the delivery thread just before it parks on an empty queue after an idle round.
+     * Producers (the event loops) unpark it only then: a busy listener costs them no wake-up system
+     * call per event.
      */
     private volatile boolean parked;
 
@@ -365,12 +368,26 @@ public final class RecordingStore implements FlowStore {
       }
     }
 
+    /**
+     * Delivers in rounds. A round that delivered something is followed by a nap of
+     * {@link #BUSY_NAP_NANOS} that no producer cuts short: under traffic the events of a few
+     * milliseconds are taken in one go, with no wake-up per event on either side (at tens of
+     * thousands of flows a second those wake-ups cost the event loops and this thread more than the
+     * delivery). After an idle round the thread parks until a producer wakes it, so the first event
+     * after a quiet spell is delivered at once and an idle Loupe has no timer ticking fast.
+     */
     private void run() {
+      boolean busy = false;
       while (!closed || !queue.isEmpty()) {
         FlowEvent e = queue.poll();
         if (e == null) {
           if (closed) {
             break;
+          }
+          if (busy) {
+            busy = false;
+            LockSupport.parkNanos(this, BUSY_NAP_NANOS);
+            continue;
           }
           // Announce the park, then look once more: an event added after that look sees the flag
           // and unparks us; one added before it is found by the look (both sides are volatile).
@@ -381,6 +398,7 @@ public final class RecordingStore implements FlowStore {
           parked = false;
           continue;
         }
+        busy = true;
         queued.decrementAndGet();
         if (e.type() == FlowEvent.Type.UPDATED) {
           pendingUpdates.remove(e.flow().id());
