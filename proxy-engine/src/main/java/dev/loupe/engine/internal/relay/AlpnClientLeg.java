@@ -18,7 +18,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslHandler;
@@ -32,8 +31,8 @@ import javax.net.ssl.SSLSession;
 
 /**
  * Sits behind the client-side TLS handshake of an intercepted tunnel and installs the protocol the
- * client chose by ALPN: HTTP/2 (one {@link ClientLeg} per stream, through Netty's
- * frame-to-message adapter, so every version feeds the same exchange) or HTTP/1.1. A failed
+ * client chose by ALPN: HTTP/2 (one {@link ClientLeg} per stream, reading its frames through
+ * {@link Http2ClientCodec}, so every version feeds the same exchange) or HTTP/1.1. A failed
  * handshake (typically: the client does not trust the Loupe CA) is recorded as a flow.
  *
  * <p>HTTP/2 settings: large stream and connection windows (the 65,535-byte default stalls big
@@ -83,9 +82,8 @@ final class AlpnClientLeg extends ApplicationProtocolNegotiationHandler {
       @Override
       protected void initChannel(Http2StreamChannel stream) {
         stream.config().setOption(ChannelOption.AUTO_READ, false);
-        stream.pipeline()
-            .addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true))
-            .addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
+        // The leg reads and writes the stream's frames itself (Http2ClientCodec).
+        stream.pipeline().addLast(Pipelines.CLIENT_LEG, new ClientLeg(engine, side));
       }
     }));
     p.addLast("h2-errors", new Http2ConnectionErrors()); // connection errors end here, logged once

@@ -50,11 +50,11 @@ import java.time.Instant;
  * <h3>The seam</h3>
  * The leg sees requests as neutral {@link ClientRequest}s and body parts as {@link HttpContent}
  * (a buffer, an end mark, trailers); it hands responses over as neutral {@link ResponseHead}s and
- * opaque payloads. Today every version's pipeline delivers Netty's HTTP objects (HTTP/2 and HTTP/3
- * streams through Netty's frame-to-object adapters), so the reading methods here take those and the
- * writing methods write them. A frame-level HTTP/2 path (no HTTP/2 ⇄ HTTP/1 object conversion)
- * replaces {@link Http2ClientCodec} with one that overrides the reading methods for HEADERS and DATA
- * frames and writes frames; the leg does not change.
+ * opaque payloads. HTTP/1.1 and HTTP/3 pipelines deliver Netty's HTTP objects (HTTP/3 streams
+ * through Netty's frame-to-object adapter, {@link AdaptedStreamCodec}), so the reading methods here
+ * take those and the writing methods write them. HTTP/2 streams are read and written as frames:
+ * {@link Http2ClientCodec} overrides the reading methods for HEADERS and DATA frames and writes
+ * frames, with no HTTP/2 ⇄ HTTP/1 object conversion; the leg is the same.
  *
  * <p>Confined to the leg's event loop.
  */

@@ -17,11 +17,11 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.net.InetSocketAddress;
 
 /**
- * One HTTP/3 stream, through Netty's frame-to-object adapter: like HTTP/2, but only a 100 is
- * written as a full response, no Alt-Svc (the client already speaks HTTP/3 to Loupe), streams are
+ * One HTTP/3 stream, through Netty's frame-to-object adapter ({@link AdaptedStreamCodec}): only a
+ * 100 is written as a full response, no Alt-Svc (the client already speaks HTTP/3 to Loupe), streams are
  * reset with HTTP/3 error codes, and the connection is a QUIC one.
  */
-final class Http3ClientCodec extends Http2ClientCodec {
+final class Http3ClientCodec extends AdaptedStreamCodec {
   Http3ClientCodec(ChannelHandlerContext ctx, ClientSide side) {
     super(ctx, side);
   }

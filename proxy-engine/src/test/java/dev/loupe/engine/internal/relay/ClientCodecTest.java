@@ -19,6 +19,9 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -116,17 +119,19 @@ class ClientCodecTest {
   }
 
   @Test
-  void anHttp2RequestIsReadFromTheAdaptersObjects() {
+  void anHttp2RequestIsReadFromItsHeadersFrame() {
     ClientCodec c = codec(HTTP2);
-    HttpRequest streamed = get(HttpVersion.HTTP_1_1, "host", "o.test", "x-http2-stream-id", "3",
-        "x-http2-scheme", "https", "accept", "*/*");
+    Http2HeadersFrame streamed = new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").path("/")
+        .scheme("https").authority("o.test").add("x-http2-stream-id", "3").add("accept", "*/*"), false);
+    assertThat(c.readable(streamed)).isTrue();
     ClientRequest r = c.request(streamed);
     assertThat(r.protocol()).isEqualTo("HTTP/2");
     assertThat(r.headers()).isEqualTo(Headers.of("accept", "*/*"));
     assertThat(r.streamsBody()).isTrue();
-    DefaultFullHttpRequest whole = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
-    ClientRequest ended = c.request(whole);
-    whole.release();
+    ClientCodec other = codec(HTTP2);
+    Http2HeadersFrame whole = new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").path("/")
+        .scheme("https").authority("o.test"), true);
+    ClientRequest ended = other.request(whole);
     assertThat(List.of(ended.ended(), ended.streamsBody())).containsExactly(true, false);
   }
 
@@ -177,19 +182,30 @@ class ClientCodecTest {
 
   @Test
   void http2SendsABodilessResponseAsOneHeadersFrameAndHttp3DropsAltSvc() {
-    for (ClientSide side : List.of(HTTP2, HTTP3)) {
-      ClientCodec c = codec(side);
-      EmbeddedChannel ch = channels.get(channels.size() - 1);
-      c.begin(c.request(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/")));
-      c.respond(new ResponseHead(204, "", side.protocol(), Headers.of("alt-svc", "h3=\":1\"")), "h3=\":443\"");
-      assertThat((Object) ch.readOutbound()).as("held until the end").isNull();
-      c.end(Headers.EMPTY);
-      FullHttpResponse whole = ch.readOutbound();
-      assertThat(whole.status().code()).isEqualTo(204);
-      assertThat(whole.headers().get("alt-svc")).isEqualTo(side == HTTP3 ? null : "h3=\":443\"");
-      whole.release();
-      assertThat(c.finish()).isNotNull();
-    }
+    ClientCodec h2 = codec(HTTP2);
+    EmbeddedChannel ch2 = channels.get(channels.size() - 1);
+    h2.begin(h2.request(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").path("/")
+        .scheme("https").authority("o.test"), true)));
+    h2.respond(new ResponseHead(204, "", "HTTP/2", Headers.of("alt-svc", "h3=\":1\"")), "h3=\":443\"");
+    assertThat((Object) ch2.readOutbound()).as("held until the end").isNull();
+    h2.end(Headers.EMPTY);
+    Http2HeadersFrame only = ch2.readOutbound();
+    assertThat(only.isEndStream()).isTrue();
+    assertThat(only.headers().status().toString()).isEqualTo("204");
+    assertThat(only.headers().getAll("alt-svc")).extracting(Object::toString).containsExactly("h3=\":443\"");
+    assertThat(h2.finish()).isNotNull();
+
+    ClientCodec c = codec(HTTP3);
+    EmbeddedChannel ch = channels.get(channels.size() - 1);
+    c.begin(c.request(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/")));
+    c.respond(new ResponseHead(204, "", HTTP3.protocol(), Headers.of("alt-svc", "h3=\":1\"")), "h3=\":443\"");
+    assertThat((Object) ch.readOutbound()).as("held until the end").isNull();
+    c.end(Headers.EMPTY);
+    FullHttpResponse whole = ch.readOutbound();
+    assertThat(whole.status().code()).isEqualTo(204);
+    assertThat(whole.headers().get("alt-svc")).isNull();
+    whole.release();
+    assertThat(c.finish()).isNotNull();
   }
 
   /** An embedded channel with the socket addresses the codec records. */

@@ -83,8 +83,8 @@ public final class Http1Messages {
 
   public static HttpHeaders toNetty(Headers h) {
     HttpHeaders out = new DefaultHttpHeaders();
-    for (Headers.Field f : h.fields()) {
-      out.add(f.name(), f.value());
+    for (int i = 0; i < h.size(); i++) {
+      out.add(h.name(i), h.value(i));
     }
     return out;
   }
@@ -100,7 +100,7 @@ public final class Http1Messages {
    * anything in the common case (no {@code Connection}, or one naming only fixed options such as
    * {@code keep-alive}, {@code close}, {@code upgrade}).
    */
-  private static final class HopByHop {
+  public static final class HopByHop {
     private static final HopByHop FIXED = new HopByHop(false, Set.of());
     private static final HopByHop FIXED_AND_CLOSE = new HopByHop(true, Set.of());
     /** Whether {@code Connection} lists {@code close} (a field of that name goes too). */
@@ -113,14 +113,16 @@ public final class Http1Messages {
       this.extra = extra;
     }
 
-    static HopByHop of(Headers headers) {
+    /** The fields {@code headers} loses (read in place: no String is made of a field). */
+    public static HopByHop of(Headers headers) {
       Set<String> extra = null;
       boolean close = false;
-      for (Headers.Field f : headers.fields()) {
-        if (!f.name().equalsIgnoreCase("connection")) {
+      for (int i = 0; i < headers.size(); i++) {
+        CharSequence n = headers.name(i);
+        if (n.length() != 10 || !isToken(n, 0, 10, "connection")) {
           continue;
         }
-        String v = f.value();
+        CharSequence v = headers.value(i);
         for (int start = tokenStart(v, 0); start >= 0; start = tokenStart(v, tokenEnd(v, start))) {
           int end = trimmedEnd(v, start, tokenEnd(v, start));
           if (isToken(v, start, end, "close")) {
@@ -133,15 +135,16 @@ public final class Http1Messages {
           if (extra == null) {
             extra = new HashSet<>();
           }
-          extra.add(v.substring(start, end).toLowerCase(Locale.ROOT));
+          extra.add(v.subSequence(start, end).toString().toLowerCase(Locale.ROOT));
         }
       }
       return extra != null ? new HopByHop(close, extra) : close ? FIXED_AND_CLOSE : FIXED;
     }
 
-    boolean drops(String name) {
-      return fixed(name, 0, name.length()) || close && name.equalsIgnoreCase("close")
-          || !extra.isEmpty() && extra.contains(name.toLowerCase(Locale.ROOT));
+    /** Whether a field named {@code name} (any case) is hop-by-hop here. */
+    public boolean drops(CharSequence name) {
+      return fixed(name, 0, name.length()) || close && isToken(name, 0, name.length(), "close")
+          || !extra.isEmpty() && extra.contains(name.toString().toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -149,7 +152,7 @@ public final class Http1Messages {
      * {@code connection, keep-alive, proxy-connection, proxy-authenticate, proxy-authorization,
      * te, upgrade}.
      */
-    private static boolean fixed(String s, int start, int end) {
+    private static boolean fixed(CharSequence s, int start, int end) {
       return switch (end - start) {
         case 2 -> isToken(s, start, end, "te");
         case 7 -> isToken(s, start, end, "upgrade");
@@ -191,7 +194,7 @@ public final class Http1Messages {
   }
 
   /** Whether {@code v[start, end)} is {@code lower} in any case. */
-  private static boolean isToken(CharSequence v, int start, int end, String lower) {
+  public static boolean isToken(CharSequence v, int start, int end, String lower) {
     if (end - start != lower.length()) {
       return false;
     }
@@ -228,23 +231,25 @@ public final class Http1Messages {
     HopByHop drop = HopByHop.of(head.headers());
     HttpHeaders out = new DefaultHttpHeaders();
     boolean hostSeen = false;
-    for (Headers.Field f : head.headers().fields()) {
-      String name = f.name();
-      if (name.equalsIgnoreCase("host")) {
+    Headers headers = head.headers();
+    for (int i = 0; i < headers.size(); i++) {
+      CharSequence name = headers.name(i);
+      CharSequence value = headers.value(i);
+      if (isToken(name, 0, name.length(), "host")) {
         if (!hostSeen) {
           out.add(HttpHeaderNames.HOST, head.authority());
           hostSeen = true;
         }
         continue;
       }
-      if (name.equalsIgnoreCase("te") && f.value().trim().equalsIgnoreCase("trailers")) {
-        out.add(f.name(), f.value());
+      if (isToken(name, 0, name.length(), "te") && value.toString().trim().equalsIgnoreCase("trailers")) {
+        out.add(name, value);
         continue;
       }
-      if (drop.drops(name) || (webSocket && name.equalsIgnoreCase("sec-websocket-extensions"))) {
+      if (drop.drops(name) || (webSocket && isToken(name, 0, name.length(), "sec-websocket-extensions"))) {
         continue;
       }
-      out.add(f.name(), f.value());
+      out.add(name, value);
     }
     if (!hostSeen) {
       out.set(HttpHeaderNames.HOST, head.authority());
@@ -271,13 +276,14 @@ public final class Http1Messages {
     HttpHeaders out = new DefaultHttpHeaders();
     HopByHop drop = HopByHop.of(head.headers());
     boolean switching = head.status() == 101;
-    for (Headers.Field f : head.headers().fields()) {
-      String name = f.name();
-      if (drop.drops(name)
-          && !(switching && (name.equalsIgnoreCase("upgrade") || name.equalsIgnoreCase("connection")))) {
+    Headers headers = head.headers();
+    for (int i = 0; i < headers.size(); i++) {
+      CharSequence name = headers.name(i);
+      if (drop.drops(name) && !(switching && (isToken(name, 0, name.length(), "upgrade")
+          || isToken(name, 0, name.length(), "connection")))) {
         continue;
       }
-      out.add(f.name(), f.value());
+      out.add(name, headers.value(i));
     }
     HttpVersion version = clientVersion.equals(HttpVersion.HTTP_1_0) ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
     DefaultHttpResponse r = new DefaultHttpResponse(version, status, out);
@@ -330,7 +336,7 @@ public final class Http1Messages {
         || (method.equals("CONNECT") && status / 100 == 2));
   }
 
-  private static boolean allDigits(String s) {
+  public static boolean allDigits(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < '0' || c > '9') {
@@ -423,7 +429,7 @@ public final class Http1Messages {
   }
 
   /** Why a field's name or value may not be forwarded, or null. */
-  private static String fieldProblem(CharSequence name, CharSequence value) {
+  public static String fieldProblem(CharSequence name, CharSequence value) {
     if (name.length() == 0) {
       return "invalid header name: ";
     }
