@@ -65,4 +65,27 @@ class HeadersTest {
     assertThat(Headers.normalise("Content-Type")).isEqualTo("content-type");
     assertThat(Headers.of("A", "1").toString()).isEqualTo("A: 1\n");
   }
+
+  @Test
+  void wrappedSequencesAreHandedOnAsTheyAreAndReadAsStringsOnlyWhenAsked() {
+    StringBuilder name = new StringBuilder("Accept");
+    CharSequence value = new StringBuilder("*/*");
+    Headers h = Headers.wrap(new CharSequence[] {name, value, "x", "1", null, null}, 2);
+    assertThat(h.size()).isEqualTo(2);
+    assertThat(h.name(0)).isSameAs(name);
+    assertThat(h.value(0)).isSameAs(value);
+    assertThat(h.get("accept")).isEqualTo("*/*");
+    assertThat(h.getAll("X")).containsExactly("1");
+    assertThat(h.contains("y")).isFalse();
+    assertThat(h.wireSize()).isEqualTo(Headers.of("Accept", "*/*", "x", "1").wireSize());
+    assertThat(h).isEqualTo(Headers.of("Accept", "*/*", "x", "1")).hasSameHashCodeAs(Headers.of("Accept", "*/*", "x", "1"));
+    assertThat(h.fields()).containsExactly(new Headers.Field("Accept", "*/*"), new Headers.Field("x", "1"));
+    assertThat(h.with("x", "2").get("x")).isEqualTo("2");
+    assertThat(h.without("accept")).isEqualTo(Headers.of("x", "1"));
+    assertThat(Headers.of("A", "1").name(0)).isEqualTo("A");
+    assertThat(Headers.wrap(new CharSequence[0], 0)).isSameAs(Headers.EMPTY);
+    assertThatThrownBy(() -> Headers.wrap(new CharSequence[] {"a"}, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Headers.wrap(new CharSequence[] {"a", null}, 1)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> h.name(2)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
 }

@@ -124,7 +124,7 @@ final class Http2ClientCodec extends ClientCodec {
 
   @Override
   Headers trailers(LastHttpContent last) {
-    return last instanceof Trailers t ? Http2Messages.trailers(t.block) : Headers.EMPTY;
+    return last instanceof Trailers t ? Http2Messages.fields(t.block) : Headers.EMPTY;
   }
 
   @Override

@@ -9,12 +9,14 @@ import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import dev.loupe.engine.internal.protocol.http2.Http2Messages;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.FlushCoalescer;
 import dev.loupe.engine.internal.upstream.LegSlot;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,6 +29,11 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.ReferenceCountUtil;
@@ -69,6 +76,10 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   private final String authority;
   /** {@code HTTP/2} or {@code HTTP/3} for a multiplexed stream, else null. */
   private final String multiplexed;
+  /** An HTTP/2 stream without Netty's object adapter: requests are written and responses read as frames. */
+  private final boolean frames;
+  /** The request's HEADERS, held until its end (a request without body), else null. */
+  private Http2Headers heldHead;
   private boolean responseStarted;
   private boolean responseEnded;
   private boolean detached;
@@ -80,6 +91,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     this.connector = connector;
     this.authority = flow.request().authority();
     this.multiplexed = connection.multiplexed() ? connection.protocol() : null;
+    this.frames = connection.channel() instanceof Http2StreamChannel;
   }
 
   /**
@@ -128,24 +140,63 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
 
   /** The exchange has the connection: what it wrote so far leaves, and the origin is read. */
   void start() {
+    writeHeldHead(); // the end did not come with the head: the head goes alone
     FlushCoalescer.flush(connection.channel());
     connection.channel().read();
   }
 
-  /** proxyToServer: the request head of {@code req} (as the exchange has it). */
+  /**
+   * proxyToServer: the request head of {@code req} (as the exchange has it). On an HTTP/2 stream
+   * (frames, no adapter) the HEADERS frame of a request that had no body waits for the end, so
+   * that it goes out with END_STREAM (one frame, not HEADERS + empty DATA).
+   */
   void writeHead(RequestHead head, ClientRequest req) {
+    if (frames) {
+      Http2Headers h = Http2Messages.requestHeaders(head, authority, connection.info().tls() != null);
+      if (req.ended()) {
+        heldHead = h;
+      } else {
+        connection.channel().write(new DefaultHttp2HeadersFrame(h, false));
+      }
+      return;
+    }
     connection.channel().write(Http1Messages.toOriginRequest(head, req.webSocket(), req.streamsBody()));
   }
 
-  /** proxyToServer: a body payload, as it is. */
+  /** proxyToServer: a body payload, as it is (on an HTTP/2 stream: its buffer as DATA). */
   void write(Object payload) {
+    if (frames) {
+      writeHeldHead();
+      ByteBuf data = payload instanceof ByteBufHolder b ? b.content() : (ByteBuf) payload;
+      connection.channel().write(new DefaultHttp2DataFrame(data, false));
+      return;
+    }
     connection.channel().write(payload);
   }
 
   /** proxyToServer: the end of the request, with {@code trailers}. */
   void end(Headers trailers) {
-    connection.channel().writeAndFlush(trailers.isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+    Channel ch = connection.channel();
+    if (frames) {
+      if (heldHead != null && trailers.isEmpty()) {
+        ch.writeAndFlush(new DefaultHttp2HeadersFrame(heldHead, true));
+        heldHead = null;
+        return;
+      }
+      writeHeldHead();
+      ch.writeAndFlush(trailers.isEmpty() ? new DefaultHttp2DataFrame(true)
+          : new DefaultHttp2HeadersFrame(Http2Messages.trailers(trailers), true));
+      return;
+    }
+    ch.writeAndFlush(trailers.isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
         : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(trailers)));
+  }
+
+  private void writeHeldHead() {
+    if (heldHead != null) {
+      connection.channel().write(new DefaultHttp2HeadersFrame(heldHead, false));
+      heldHead = null;
+    }
   }
 
   /** The origin advertised these alternative services (and this {@code Age}, or null): for HTTP/3 discovery. */
@@ -179,6 +230,14 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (detached) {
       ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof Http2HeadersFrame h) {
+      readHeaders(ctx, h);
+      return;
+    }
+    if (msg instanceof Http2DataFrame d) {
+      readData(d);
       return;
     }
     if (msg instanceof HttpResponse r) {
@@ -234,6 +293,55 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     ReferenceCountUtil.release(msg);
+  }
+
+  /** An HTTP/2 origin's HEADERS: an interim or the final head, or (after it) the trailers. */
+  private void readHeaders(ChannelHandlerContext ctx, Http2HeadersFrame frame) {
+    Http2Headers h = frame.headers();
+    if (responseStarted) {
+      responseEnded = true; // RFC 9113 §8.1: trailers end the stream (the codec enforces END_STREAM)
+      owner.serverEvent(new ExchangeEvent.ResponseEnded(Http2Messages.fields(h)));
+      return;
+    }
+    int status = Http2Messages.status(h);
+    if (status < 0) {
+      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority + " sent an invalid response: :status "
+          + (h.status() == null ? "missing" : "'" + h.status() + "'")));
+      ctx.close();
+      return;
+    }
+    boolean interim = status < 200;
+    if (!interim) {
+      responseStarted = true;
+    }
+    headArrived();
+    owner.serverEvent(new ExchangeEvent.ResponseHeadersReceived(
+        new ResponseHead(status, "", multiplexed, Http2Messages.fields(h))));
+    if (frame.isEndStream() && !interim) {
+      responseEnded = true;
+      owner.serverEvent(new ExchangeEvent.ResponseEnded(Headers.EMPTY));
+    }
+  }
+
+  /** An HTTP/2 origin's DATA: body (its buffer passed on), and maybe the end. */
+  private void readData(Http2DataFrame frame) {
+    ByteBuf content = frame.content();
+    if (!responseStarted) {
+      content.release();
+      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority + " sent DATA before a response head"));
+      return;
+    }
+    if (content.isReadable()) {
+      Capture.append(flow.responseBody(), content);
+      owner.serverEvent(new ExchangeEvent.ResponseDataReceived(new DefaultHttpContent(content),
+          content.readableBytes()));
+    } else {
+      content.release();
+    }
+    if (frame.isEndStream()) {
+      responseEnded = true;
+      owner.serverEvent(new ExchangeEvent.ResponseEnded(Headers.EMPTY));
+    }
   }
 
   @Override

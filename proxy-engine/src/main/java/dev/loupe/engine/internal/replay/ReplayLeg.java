@@ -28,6 +28,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -222,6 +223,10 @@ final class ReplayLeg extends ChannelInboundHandlerAdapter {
       if (request.body().length > 0) {
         flow.requestBody().append(ByteBuffer.wrap(request.body()));
       }
+    }
+    if (ch instanceof Http2StreamChannel && ch.pipeline().get(UpstreamConnector.CODEC) == null) {
+      // HTTP/2 origin streams carry frames; a replay writes and reads HTTP objects.
+      ch.pipeline().addFirst(UpstreamConnector.CODEC, new Http2StreamFrameToHttpObjectCodec(false));
     }
     LegSlot.attach(ch, this);
     execute(exchange.on(new ExchangeEvent.UpstreamReady(upstream.info(), upstream.protocol())));

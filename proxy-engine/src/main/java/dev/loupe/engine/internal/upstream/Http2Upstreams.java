@@ -8,7 +8,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
@@ -20,7 +19,6 @@ import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.ArrayDeque;
@@ -229,19 +227,17 @@ final class Http2Upstreams {
     return parent;
   }
 
-  /** Opens a stream on {@code parent}, ready to carry HTTP messages. Completes on its loop. */
+  /**
+   * Opens a stream on {@code parent}. Its pipeline is empty: the stream carries HTTP/2 frames (the
+   * server leg reads and writes them; a user that wants HTTP objects adds Netty's adapter).
+   * Completes on its loop.
+   */
   Future<UpstreamConnection> openStream(Origin origin, Parent parent, String key) {
     boolean reused = parent.opened++ > 0;
     Promise<UpstreamConnection> promise = parent.channel.eventLoop().newPromise();
     parent.active++;
     new Http2StreamChannelBootstrap(parent.channel)
         .option(ChannelOption.AUTO_READ, false)
-        .handler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel stream) {
-            stream.pipeline().addLast(UpstreamConnector.CODEC, new Http2StreamFrameToHttpObjectCodec(false));
-          }
-        })
         .open()
         .addListener(f -> {
           if (!f.isSuccess()) {

@@ -1,8 +1,10 @@
 package dev.loupe.engine.internal.protocol.http2;
 
 import dev.loupe.engine.flow.Headers;
+import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -117,8 +119,11 @@ public final class Http2Messages {
     return fields(h, h.authority() == null);
   }
 
-  /** The fields of a trailer block (pseudo-header fields, if any, left out). */
-  public static Headers trailers(Http2Headers h) {
+  /**
+   * The fields of a response head or a trailer block, as the peer sent them (pseudo-header fields
+   * left out; see the class comment).
+   */
+  public static Headers fields(Http2Headers h) {
     return fields(h, false);
   }
 
@@ -189,6 +194,66 @@ public final class Http2Messages {
       case 17 -> is(name, "transfer-encoding");
       default -> false;
     };
+  }
+
+  // ---- requests out --------------------------------------------------------------------------
+
+  /**
+   * The header block of {@code head} for an HTTP/2 origin: pseudo-header fields from the head
+   * ({@code :authority} is {@code authority}, {@code :scheme} the connection's), then the end-to-end
+   * fields, {@code te: trailers} kept (RFC 9113 §8.2.2). Fields read as HTTP/2 go out as the same
+   * character sequences.
+   */
+  public static Http2Headers requestHeaders(RequestHead head, String authority, boolean tls) {
+    Headers fields = head.headers();
+    DefaultHttp2Headers out = new DefaultHttp2Headers(false, fields.size() + 4);
+    out.method(HttpMethod.valueOf(head.method()).asciiName());
+    out.scheme(tls ? HTTPS : HTTP);
+    out.authority(authority);
+    out.path(head.target());
+    Http1Messages.HopByHop drop = Http1Messages.HopByHop.of(fields);
+    for (int i = 0; i < fields.size(); i++) {
+      CharSequence name = fields.name(i);
+      CharSequence value = fields.value(i);
+      if (name.length() == 2 && is(name, "te")) {
+        if (value.toString().trim().equalsIgnoreCase("trailers")) {
+          out.add(TE, TRAILERS);
+        }
+        continue;
+      }
+      if (drop.drops(name) || connectionSpecific(name)) {
+        continue;
+      }
+      out.add(lowerCase(name), value);
+    }
+    return out;
+  }
+
+  private static final AsciiString HTTPS = AsciiString.cached("https");
+  private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString TE = AsciiString.cached("te");
+  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+
+  // ---- responses in --------------------------------------------------------------------------
+
+  /**
+   * The status of a response header block, or -1 when it has none or it is not three digits
+   * (RFC 9113 §8.3.2: the response is malformed).
+   */
+  public static int status(Http2Headers h) {
+    CharSequence s = h.status();
+    if (s == null || s.length() != 3) {
+      return -1;
+    }
+    int code = 0;
+    for (int i = 0; i < 3; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      code = code * 10 + (c - '0');
+    }
+    return code >= 100 ? code : -1;
   }
 
   // ---- responses out -------------------------------------------------------------------------
