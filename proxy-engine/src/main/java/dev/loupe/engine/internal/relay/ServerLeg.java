@@ -43,9 +43,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The server leg of one exchange: reads the origin's response on the connection or stream the
- * exchange took (an HTTP/1.1 connection, an HTTP/2 stream or an HTTP/3 stream, each delivering
- * Netty's HTTP objects) and turns it into neutral events for its {@link Owner}; writes the request
- * to it; gives it back to the {@link UpstreamConnector}. Installed when the exchange takes the
+ * exchange took (an HTTP/1.1 connection or an HTTP/3 stream delivering Netty's HTTP objects, or an
+ * HTTP/2 stream delivering frames) and turns it into neutral events for its {@link Owner}; writes
+ * the request to it (HTTP objects, or HEADERS and DATA frames); gives it back to the {@link UpstreamConnector}. Installed when the exchange takes the
  * connection, removed when it gives it back.
  *
  * <p>Event-loop confined (the same loop as the client leg). Payloads handed on are owned by the
@@ -91,7 +91,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     this.connector = connector;
     this.authority = flow.request().authority();
     this.multiplexed = connection.multiplexed() ? connection.protocol() : null;
-    this.frames = connection.channel() instanceof Http2StreamChannel;
+    this.frames = connection.multiplexed() && "HTTP/2".equals(connection.protocol());
   }
 
   /**
@@ -152,7 +152,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
    */
   void writeHead(RequestHead head, ClientRequest req) {
     if (frames) {
-      Http2Headers h = Http2Messages.requestHeaders(head, authority, connection.info().tls() != null);
+      Http2Headers h = Http2Messages.requestHeaders(head, head.authority(), connection.info().tls() != null);
       if (req.ended()) {
         heldHead = h;
       } else {
@@ -233,7 +233,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       return;
     }
     if (msg instanceof Http2HeadersFrame h) {
-      readHeaders(ctx, h);
+      readHeaders(h);
       return;
     }
     if (msg instanceof Http2DataFrame d) {
@@ -296,7 +296,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   }
 
   /** An HTTP/2 origin's HEADERS: an interim or the final head, or (after it) the trailers. */
-  private void readHeaders(ChannelHandlerContext ctx, Http2HeadersFrame frame) {
+  private void readHeaders(Http2HeadersFrame frame) {
     Http2Headers h = frame.headers();
     if (responseStarted) {
       responseEnded = true; // RFC 9113 §8.1: trailers end the stream (the codec enforces END_STREAM)
@@ -307,8 +307,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     if (status < 0) {
       broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority + " sent an invalid response: :status "
           + (h.status() == null ? "missing" : "'" + h.status() + "'")));
-      ctx.close();
-      return;
+      return; // the exchange gives the stream back unusable: it is reset
     }
     boolean interim = status < 200;
     if (!interim) {

@@ -4,8 +4,9 @@ import dev.loupe.engine.flow.ConnectionInfo;
 import io.netty.channel.Channel;
 
 /**
- * A server-leg channel carrying one exchange at a time, speaking HTTP messages (an HTTP/1.1
- * connection with its codec, or one HTTP/2 stream behind Netty's frame-to-message adapter).
+ * A server-leg channel carrying one exchange at a time: an HTTP/1.1 connection with its codec
+ * (HTTP messages), one HTTP/2 stream (HTTP/2 frames, no adapter) or one HTTP/3 stream behind
+ * Netty's frame-to-message adapter.
  *
  * @param channel     the connection, or the stream channel for HTTP/2
  * @param key         pool key ({@code scheme://host:port})
