@@ -45,8 +45,9 @@ import java.util.function.BooleanSupplier;
  * The server leg of one exchange: reads the origin's response on the connection or stream the
  * exchange took (an HTTP/1.1 connection or an HTTP/3 stream delivering Netty's HTTP objects, or an
  * HTTP/2 stream delivering frames) and turns it into neutral events for its {@link Owner}; writes
- * the request to it (HTTP objects, or HEADERS and DATA frames); gives it back to the {@link UpstreamConnector}. Installed when the exchange takes the
- * connection, removed when it gives it back.
+ * the request to it (HTTP objects, or HEADERS and DATA frames); gives it back to the {@link
+ * UpstreamConnector}. Installed when the exchange takes the connection, removed when it gives it
+ * back.
  *
  * <p>Event-loop confined (the same loop as the client leg). Payloads handed on are owned by the
  * receiver.

@@ -31,6 +31,11 @@ import java.util.Map;
  * </ul>
  */
 public final class Http2Messages {
+  private static final AsciiString HTTPS = AsciiString.cached("https");
+  private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString TE = AsciiString.cached("te");
+  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+
   private Http2Messages() {}
 
   // ---- requests in ---------------------------------------------------------------------------
@@ -229,11 +234,6 @@ public final class Http2Messages {
     return out;
   }
 
-  private static final AsciiString HTTPS = AsciiString.cached("https");
-  private static final AsciiString HTTP = AsciiString.cached("http");
-  private static final AsciiString TE = AsciiString.cached("te");
-  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
-
   // ---- responses in --------------------------------------------------------------------------
 
   /**
@@ -298,10 +298,9 @@ public final class Http2Messages {
   private static boolean connectionSpecific(CharSequence name) {
     return switch (name.length()) {
       case 4 -> is(name, "host");
-      case 16 -> is(name, "x-http2-stream-id");
-      case 14 -> is(name, "x-http2-scheme");
       case 12 -> is(name, "x-http2-path");
-      case 17 -> is(name, "transfer-encoding");
+      case 14 -> is(name, "x-http2-scheme");
+      case 17 -> is(name, "transfer-encoding") || is(name, "x-http2-stream-id");
       default -> false;
     };
   }

@@ -53,7 +53,8 @@ class Http2MessagesTest {
   @Test
   void aResponseToAClientIsLowerCasedWithoutHopByHopFields() {
     ResponseHead head = new ResponseHead(404, "Not Found", "HTTP/1.1", Headers.of("Content-Type", "a/b",
-        "Connection", "close", "Upgrade", "h2c", "Alt-Svc", "h3=\":1\"", "set-cookie", "x=1"));
+        "Connection", "close", "Upgrade", "h2c", "Alt-Svc", "h3=\":1\"", "set-cookie", "x=1",
+        "X-Http2-Stream-Id", "3", "Host", "o"));
     assertThat(lines(Http2Messages.responseHeaders(head, null))).containsExactly(":status: 404",
         "content-type: a/b", "alt-svc: h3=\":1\"", "set-cookie: x=1");
     assertThat(lines(Http2Messages.responseHeaders(head, "h3=\":443\""))).containsExactly(":status: 404",
