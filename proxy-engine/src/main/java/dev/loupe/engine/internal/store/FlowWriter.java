@@ -25,7 +25,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,14 +47,20 @@ final class FlowWriter implements AutoCloseable {
   private final PreparedStatement messageRow;
   private final PreparedStatement certificateRow;
   private final BlobWriter blob = new BlobWriter();
-  /** Certificates known to be in the table (most recent first out when full). */
-  private final Map<String, Boolean> knownCertificates = new LinkedHashMap<>(256, 0.75f, true) {
+  /**
+   * Certificates known to be in the table, with their SHA-256 (most recent first out when full).
+   * Keyed by the certificate (equal DER, equal key: the hash code is cached per certificate), so a
+   * chain seen again on a new connection is neither hashed nor written again.
+   */
+  private final Map<X509Certificate, byte[]> knownCertificates = new LinkedHashMap<>(256, 0.75f, true) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-      return size() > 4096;
+    protected boolean removeEldestEntry(Map.Entry<X509Certificate, byte[]> eldest) {
+      return size() > 1024;
     }
   };
   private final FlowCodec.CertificateSink certificates = this::storeCertificate;
+  /** Connections' TLS facts and addresses encoded once per connection, not per flow. */
+  private final EncodedParts parts = new EncodedParts();
 
   FlowWriter(SessionDb db) throws SQLException {
     this.db = db;
@@ -123,7 +128,7 @@ final class FlowWriter implements AutoCloseable {
     setText(p, i++, modified.isEmpty() ? null : String.join("\n", modified));
     setLong(p, i++, f.replayOf() < 0 ? null : f.replayOf());
     setText(p, i++, f.client());
-    p.setBytes(i, FlowCodec.encode(f, blob, certificates));
+    p.setBytes(i, FlowCodec.encode(f, blob, certificates, parts));
     p.executeUpdate();
   }
 
@@ -192,15 +197,17 @@ final class FlowWriter implements AutoCloseable {
   }
 
   private byte[] storeCertificate(X509Certificate cert) {
+    byte[] known = knownCertificates.get(cert);
+    if (known != null) {
+      return known;
+    }
     try {
       byte[] der = cert.getEncoded();
       byte[] hash = MessageDigest.getInstance("SHA-256").digest(der);
-      String key = HexFormat.of().formatHex(hash);
-      if (knownCertificates.put(key, Boolean.TRUE) == null) {
-        certificateRow.setBytes(1, hash);
-        certificateRow.setBytes(2, der);
-        certificateRow.executeUpdate();
-      }
+      certificateRow.setBytes(1, hash);
+      certificateRow.setBytes(2, der);
+      certificateRow.executeUpdate();
+      knownCertificates.put(cert, hash);
       return hash;
     } catch (CertificateEncodingException | NoSuchAlgorithmException e) {
       throw new IllegalStateException("cannot encode a certificate: " + e.getMessage(), e);
@@ -209,9 +216,10 @@ final class FlowWriter implements AutoCloseable {
     }
   }
 
-  /** Forgets the certificates believed written (after a rollback they may not be). */
+  /** Forgets the certificates believed written (after a rollback they may not be), and so the parts naming them. */
   void rolledBack() {
     knownCertificates.clear();
+    parts.clear();
   }
 
   /** An SQL failure from inside the codec's callback, unwrapped by the caller. */
@@ -230,7 +238,7 @@ final class FlowWriter implements AutoCloseable {
     String first = null;
     StringBuilder all = null; // only for a second one
     for (Headers.Field f : h.fields()) {
-      if (f.name().equalsIgnoreCase("content-type")) {
+      if (isContentType(f.name())) {
         if (first == null) {
           first = f.value();
         } else {
@@ -239,6 +247,12 @@ final class FlowWriter implements AutoCloseable {
       }
     }
     return all != null ? all.toString() : first;
+  }
+
+  /** {@code name.equalsIgnoreCase("content-type")}, with the two usual spellings compared first. */
+  private static boolean isContentType(String name) {
+    return name.length() == 12 && (name.equals("content-type") || name.equals("Content-Type")
+        || name.equalsIgnoreCase("content-type"));
   }
 
   static long epochNanos(Instant t) {
