@@ -237,7 +237,9 @@ final class FlowWriter implements AutoCloseable {
   static String contentTypes(Headers h) {
     String first = null;
     StringBuilder all = null; // only for a second one
-    for (Headers.Field f : h.fields()) {
+    List<Headers.Field> fields = h.fields();
+    for (int i = 0, n = fields.size(); i < n; i++) { // by index: no iterator per head
+      Headers.Field f = fields.get(i);
       if (isContentType(f.name())) {
         if (first == null) {
           first = f.value();

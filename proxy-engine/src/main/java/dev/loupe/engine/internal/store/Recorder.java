@@ -151,7 +151,7 @@ public final class Recorder implements AutoCloseable {
    * once, ended, instead of twice); a flow still in flight then is written as it is. So a flow is on
    * disk at most about two batches ({@code 2 x FLUSH_MILLIS}) after it started.
    */
-  private boolean flush(boolean all) {
+  boolean flush(boolean all) {
     if (problem != null) {
       return false; // paused until resume()
     }
@@ -266,9 +266,14 @@ public final class Recorder implements AutoCloseable {
       }
     }
     for (Flow f : ended) {
-      heldBack.remove(f.id());
-      bodiesWritten.add(f.id());
-      messagesWritten.remove(f.id());
+      Long id = f.id();
+      if (!heldBack.isEmpty()) {
+        heldBack.remove(id);
+      }
+      bodiesWritten.add(id);
+      if (!messagesWritten.isEmpty()) {
+        messagesWritten.remove(id);
+      }
       written.add(f);
     }
     while (written.size() > CACHE) {
