@@ -43,7 +43,9 @@ import java.util.logging.Logger;
  * A batch that cannot be written (a full disk, above all) is rolled back and kept; capture is paused
  * ({@link FlowStore#capturing(boolean)}: the proxy keeps relaying, new flows are not recorded) and the
  * problem is reported to the listener. Everything committed before stays. {@link #resume} retries
- * the batch and, if it goes through, turns capture back on.
+ * the batch and, if it goes through, turns capture back on. A writer that cannot keep up (more than
+ * {@link #MAX_BACKLOG} flows waiting: a starved CPU, a slow disk) pauses capture the same way until
+ * it has written them, so the waiting flows cannot fill the heap.
  *
  * <h3>Threads</h3>
  * {@link #pending} is guarded by its own lock; everything else is confined to the writer thread.
@@ -82,8 +84,10 @@ public final class Recorder implements AutoCloseable {
   private final Set<Long> heldBack = new HashSet<>();
   private final ArrayDeque<Flow> written = new ArrayDeque<>();
   private volatile String problem;
-  /** Capture paused because more than {@link #MAX_BACKLOG} flows waited (writer thread only). */
-  private boolean overloaded;
+  /** Capture paused because more than {@link #MAX_BACKLOG} flows waited (set by a publisher, cleared by the writer). */
+  private volatile boolean overloaded;
+  /** Whether the listener was told of it (writer thread only). */
+  private boolean overloadTold;
   private final AtomicLong flowsWritten = new AtomicLong();
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong writeNanos = new AtomicLong();
@@ -119,12 +123,18 @@ public final class Recorder implements AutoCloseable {
 
   private void note(Flow f) {
     boolean trigger;
+    int waiting;
     synchronized (lock) {
       pending.put(f.id(), f);
-      trigger = pending.size() >= BATCH_TRIGGER && !triggered;
+      waiting = pending.size();
+      trigger = waiting >= BATCH_TRIGGER && !triggered;
       if (trigger) {
         triggered = true;
       }
+    }
+    if (waiting > MAX_BACKLOG && !overloaded) {
+      overloaded = true; // the writer says why, and turns capture back on once it has caught up
+      store.capturing(false);
     }
     if (trigger) {
       thread.execute(this::tick);
@@ -166,9 +176,8 @@ public final class Recorder implements AutoCloseable {
       triggered = false;
     }
     long t0 = System.nanoTime();
-    if (batch.size() > MAX_BACKLOG && !overloaded) {
-      overloaded = true;
-      store.capturing(false);
+    if (overloaded && !overloadTold) {
+      overloadTold = true;
       String why = "Loupe cannot write flows to " + db.file() + " as fast as they come (" + batch.size()
           + " waiting): capture is paused until they are written (traffic is still relayed).";
       LOG.warning(why);
@@ -203,7 +212,10 @@ public final class Recorder implements AutoCloseable {
     if (overloaded) {
       overloaded = false;
       store.capturing(true);
-      problems.accept(null);
+      if (overloadTold) {
+        overloadTold = false;
+        problems.accept(null);
+      }
     }
     long took = System.nanoTime() - t0;
     flowsWritten.addAndGet(count - later.size());
