@@ -98,6 +98,7 @@ public final class EngineBootstrap implements EngineRuntime {
   /** Loopback listeners bound for launched clients, closed with the engine. */
   private final Set<Channel> clientListeners = ConcurrentHashMap.newKeySet();
   private final AutoCloseable pluginObserver;
+  private final MitmContexts mitm;
 
   private EngineBootstrap(EngineConfig config, FlowStore store, DefaultInterceptService intercept, AccessLog accessLog)
       throws IOException {
@@ -106,8 +107,8 @@ public final class EngineBootstrap implements EngineRuntime {
     this.accessLog = accessLog;
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
     this.connector = connector(config, blocking);
-    this.ctx = new EngineContext(config, this.store, connector, new MitmContexts(config.certificates(), blocking), blocking,
-        intercept);
+    this.mitm = new MitmContexts(config.certificates(), blocking);
+    this.ctx = new EngineContext(config, this.store, connector, mitm, blocking, intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
     try {
@@ -277,6 +278,7 @@ public final class EngineBootstrap implements EngineRuntime {
     listener.close().syncUninterruptibly();
     // No new connections now; close the open ones (their legs release what they hold upstream).
     clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    mitm.close(); // lookups still minting release their ClientHello now, while the loops run
     connector.closeAll();
     shutdownGroups();
     try {

@@ -12,13 +12,22 @@ import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
 /**
  * Server-side TLS contexts for intercepted hosts: one per host, built from the
  * {@link CertificateSource} off the event loop, cached (LRU) and single-flight, so a burst of
  * connections to a new host builds one context.
+ *
+ * <h3>Closing</h3>
+ * A connection waiting for its context holds its ClientHello until the lookup's promise completes
+ * (Netty's SNI handler releases it in the promise's listener, which runs on the connection's event
+ * loop). A context still being built when the engine closes would complete after the event loops
+ * have ended, so that listener would never run and the ClientHello would leak. {@link #close} fails
+ * every waiting promise first, while the loops still run; later lookups fail at once.
  */
 public final class MitmContexts {
   private static final int CAPACITY = 512;
@@ -33,6 +42,10 @@ public final class MitmContexts {
         }
       };
 
+  /** Promises handed out and not yet completed. */
+  private final Set<Promise<SslContext>> waiting = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
   public MitmContexts(CertificateSource certificates, ExecutorService executor) {
     this.certificates = certificates;
     this.executor = executor;
@@ -40,6 +53,15 @@ public final class MitmContexts {
 
   /** Completes {@code promise} with the context for {@code host} (normalised, no brackets). */
   public Future<SslContext> contextFor(String host, Promise<SslContext> promise) {
+    if (closed) {
+      return promise.setFailure(new IllegalStateException("Loupe is shutting down"));
+    }
+    waiting.add(promise);
+    promise.addListener(done -> waiting.remove(promise));
+    if (closed) { // closed between the look and the add: close() may not have seen it
+      promise.tryFailure(new IllegalStateException("Loupe is shutting down"));
+      return promise;
+    }
     String key = normalise(host);
     CompletableFuture<SslContext> f;
     synchronized (cache) {
@@ -58,6 +80,17 @@ public final class MitmContexts {
       }
     });
     return promise;
+  }
+
+  /**
+   * Fails every lookup still waiting for its context (see the class comment), and every later one.
+   * Call it before the event loops shut down.
+   */
+  public void close() {
+    closed = true;
+    for (Promise<SslContext> p : waiting) {
+      p.tryFailure(new IllegalStateException("Loupe is shutting down"));
+    }
   }
 
   private SslContext build(String host) {
