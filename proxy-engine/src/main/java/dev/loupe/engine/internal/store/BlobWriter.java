@@ -20,6 +20,24 @@ final class BlobWriter {
     return Arrays.copyOf(buf, len);
   }
 
+  /** Bytes written so far (a mark for {@link #copyFrom}). */
+  int length() {
+    return len;
+  }
+
+  /** A copy of what was written since {@code mark} (a {@link #length()} taken earlier). */
+  byte[] copyFrom(int mark) {
+    return Arrays.copyOfRange(buf, mark, len);
+  }
+
+  /** Appends {@code b} as it is (bytes this writer made earlier, see {@link #copyFrom}). */
+  BlobWriter raw(byte[] b) {
+    ensure(b.length);
+    System.arraycopy(b, 0, buf, len, b.length);
+    len += b.length;
+    return this;
+  }
+
   private void ensure(int n) {
     if (len + n > buf.length) {
       buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
@@ -60,11 +78,33 @@ final class BlobWriter {
     return this;
   }
 
-  /** A nullable string: 0 for null, else UTF-8 length + 1 and the bytes. */
+  /**
+   * A nullable string: 0 for null, else UTF-8 length + 1 and the bytes. ASCII (header names and
+   * values, URLs, almost everything) is copied char by char without an intermediate array.
+   */
   BlobWriter string(String s) {
     if (s == null) {
       return varlong(0);
     }
+    int n = s.length();
+    int mark = len;
+    ensure(10 + n);
+    varlong(n + 1L);
+    int at = len;
+    byte[] out = buf;
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        len = mark; // not ASCII: the UTF-8 length differs from the char count
+        return utf8(s);
+      }
+      out[at++] = (byte) c;
+    }
+    len = at;
+    return this;
+  }
+
+  private BlobWriter utf8(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
     varlong(b.length + 1L);
     ensure(b.length);

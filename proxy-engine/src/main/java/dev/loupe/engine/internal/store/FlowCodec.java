@@ -62,12 +62,20 @@ final class FlowCodec {
   private FlowCodec() {}
 
   static byte[] encode(Flow f, BlobWriter w, CertificateSink certs) {
+    return encode(f, w, certs, null);
+  }
+
+  /**
+   * {@link #encode(Flow, BlobWriter, CertificateSink)}, taking the connections' TLS facts and
+   * addresses from {@code parts} when they were encoded before (same bytes) and keeping them there.
+   */
+  static byte[] encode(Flow f, BlobWriter w, CertificateSink certs, EncodedParts parts) {
     w.reset().u8(FORMAT);
     w.string(f.clientProtocol()).string(f.serverProtocol());
     w.zigzag(f.clientStreamId()).zigzag(f.serverStreamId());
     w.string(f.clientQuicConnectionId()).string(f.serverQuicConnectionId()).string(f.http3Status());
-    connection(w, f.clientConnection(), certs);
-    connection(w, f.serverConnection(), certs);
+    connection(w, f.clientConnection(), certs, parts);
+    connection(w, f.serverConnection(), certs, parts);
     request(w, f.request());
     request(w, f.originalRequest());
     response(w, f.response());
@@ -273,8 +281,10 @@ final class FlowCodec {
 
   private static void headers(BlobWriter w, Headers h) {
     List<Headers.Field> fields = h.fields();
-    w.varlong(fields.size());
-    for (Headers.Field f : fields) {
+    int n = fields.size();
+    w.varlong(n);
+    for (int i = 0; i < n; i++) { // by index: no iterator per head
+      Headers.Field f = fields.get(i);
       w.string(f.name()).string(f.value());
     }
   }
@@ -300,23 +310,34 @@ final class FlowCodec {
 
   // ---- connections -----------------------------------------------------------------------------
 
-  private static void connection(BlobWriter w, ConnectionInfo c, CertificateSink certs) {
+  private static void connection(BlobWriter w, ConnectionInfo c, CertificateSink certs, EncodedParts parts) {
     w.bool(c != null);
     if (c == null) {
       return;
     }
     w.varlong(c.id());
-    address(w, c.remoteAddress());
-    address(w, c.localAddress());
+    address(w, c.remoteAddress(), parts);
+    address(w, c.localAddress(), parts);
     w.bool(c.reused());
     TlsInfo tls = c.tls();
-    w.bool(tls != null);
-    if (tls != null) {
-      w.string(tls.sni()).string(tls.protocol()).string(tls.cipherSuite()).string(tls.alpn()).bool(tls.verified());
-      w.varlong(tls.peerCertificates().size());
-      for (X509Certificate cert : tls.peerCertificates()) {
-        w.bytes(certs.put(cert));
-      }
+    if (tls == null) {
+      w.bool(false);
+      return;
+    }
+    byte[] known = parts == null ? null : parts.get(tls);
+    if (known != null) {
+      w.raw(known);
+      return;
+    }
+    int mark = w.length();
+    w.bool(true);
+    w.string(tls.sni()).string(tls.protocol()).string(tls.cipherSuite()).string(tls.alpn()).bool(tls.verified());
+    w.varlong(tls.peerCertificates().size());
+    for (X509Certificate cert : tls.peerCertificates()) {
+      w.bytes(certs.put(cert));
+    }
+    if (parts != null) {
+      parts.put(tls, w.copyFrom(mark));
     }
   }
 
@@ -345,15 +366,25 @@ final class FlowCodec {
     return new ConnectionInfo(id, remote, local, tls, reused);
   }
 
-  private static void address(BlobWriter w, InetSocketAddress a) {
-    w.bool(a != null);
+  private static void address(BlobWriter w, InetSocketAddress a, EncodedParts parts) {
     if (a == null) {
+      w.bool(false);
       return;
     }
+    byte[] known = parts == null ? null : parts.get(a);
+    if (known != null) {
+      w.raw(known);
+      return;
+    }
+    int mark = w.length();
+    w.bool(true);
     InetAddress ip = a.getAddress();
     w.string(a.getHostString());
     w.bytes(ip == null ? new byte[0] : ip.getAddress());
     w.varlong(a.getPort());
+    if (parts != null) {
+      parts.put(a, w.copyFrom(mark));
+    }
   }
 
   private static InetSocketAddress address(BlobReader r) {

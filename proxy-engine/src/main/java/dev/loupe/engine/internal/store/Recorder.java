@@ -31,8 +31,10 @@ import java.util.logging.Logger;
  * Flow events reach {@link #onEvent} on the thread that publishes them (an event loop; see
  * {@link RecordingStore#subscribeInline}), which only notes the flow (newest state wins) under a lock
  * the writer holds just long enough to take the noted map. Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
- * thread writes every noted flow in one transaction: its row as it is now (so a flow in flight is on
- * disk from its first batch), new WebSocket messages, and, once it has ended, its bodies. After the
+ * thread writes every noted flow in one transaction: its row as it is now, new WebSocket messages,
+ * and, once it has ended, its bodies. A flow noted in flight waits for one more batch first (most
+ * flows end within it, and are then written once instead of twice); one still in flight then is
+ * written as it is, so a long request is on disk within about two batches of its start. After the
  * commit, ended flows beyond the newest {@link #CACHE} leave the store's memory
  * ({@link FlowStore#forget}); the session reads them back from the file. Nothing on an event loop
  * ever waits for this.
@@ -41,7 +43,9 @@ import java.util.logging.Logger;
  * A batch that cannot be written (a full disk, above all) is rolled back and kept; capture is paused
  * ({@link FlowStore#capturing(boolean)}: the proxy keeps relaying, new flows are not recorded) and the
  * problem is reported to the listener. Everything committed before stays. {@link #resume} retries
- * the batch and, if it goes through, turns capture back on.
+ * the batch and, if it goes through, turns capture back on. A writer that cannot keep up (more than
+ * {@link #MAX_BACKLOG} flows waiting: a starved CPU, a slow disk) pauses capture the same way until
+ * it has written them, so the waiting flows cannot fill the heap.
  *
  * <h3>Threads</h3>
  * {@link #pending} is guarded by its own lock; everything else is confined to the writer thread.
@@ -54,6 +58,13 @@ public final class Recorder implements AutoCloseable {
   static final int BATCH_TRIGGER = 4000;
   /** Ended, written flows the live store keeps in memory (the newest), for quick access. */
   static final int CACHE = 1000;
+  /** Flows written per transaction at most: a writer catching up commits (and frees memory) as it goes. */
+  static final int TRANSACTION = 4000;
+  /**
+   * Flows waiting to be written beyond which capture pauses until they are (the proxy keeps
+   * relaying): a writer that cannot keep up (a slow disk, a starved CPU) must not fill the heap.
+   */
+  static final int MAX_BACKLOG = 100_000;
 
   private final SessionDb db;
   private final FlowWriter writer;
@@ -69,8 +80,14 @@ public final class Recorder implements AutoCloseable {
   // writer thread only:
   private final Map<Long, Integer> messagesWritten = new HashMap<>();
   private final Set<Long> bodiesWritten = new HashSet<>();
+  /** Flows a batch held back once because they were in flight (until they end). */
+  private final Set<Long> heldBack = new HashSet<>();
   private final ArrayDeque<Flow> written = new ArrayDeque<>();
   private volatile String problem;
+  /** Capture paused because more than {@link #MAX_BACKLOG} flows waited (set by a publisher, cleared by the writer). */
+  private volatile boolean overloaded;
+  /** Whether the listener was told of it (writer thread only). */
+  private boolean overloadTold;
   private final AtomicLong flowsWritten = new AtomicLong();
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong writeNanos = new AtomicLong();
@@ -93,7 +110,7 @@ public final class Recorder implements AutoCloseable {
     for (Flow f : store.snapshot()) {
       note(f);
     }
-    this.ticks = thread.scheduleWithFixedDelay(this::flushQuietly, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+    this.ticks = thread.scheduleWithFixedDelay(this::tick, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void onEvent(FlowEvent e) {
@@ -106,28 +123,45 @@ public final class Recorder implements AutoCloseable {
 
   private void note(Flow f) {
     boolean trigger;
+    int waiting;
     synchronized (lock) {
       pending.put(f.id(), f);
-      trigger = pending.size() >= BATCH_TRIGGER && !triggered;
+      waiting = pending.size();
+      trigger = waiting >= BATCH_TRIGGER && !triggered;
       if (trigger) {
         triggered = true;
       }
     }
+    if (waiting > MAX_BACKLOG && !overloaded) {
+      overloaded = true; // the writer says why, and turns capture back on once it has caught up
+      store.capturing(false);
+    }
     if (trigger) {
-      thread.execute(this::flushQuietly);
+      thread.execute(this::tick);
     }
   }
 
-  private void flushQuietly() {
+  /** A batch of the writer's own (timer or trigger): young flows in flight may wait for the next. */
+  private void tick() {
     try {
-      flush();
+      flush(false);
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "writing the session " + db.file() + " failed", e);
     }
   }
 
-  /** On the writer thread: writes what is noted. False when writing failed (and capture paused). */
+  /** On the writer thread: writes everything noted. False when writing failed (and capture paused). */
   boolean flush() {
+    return flush(true);
+  }
+
+  /**
+   * On the writer thread: writes what is noted. Unless {@code all}, a flow noted in flight that was
+   * not held back before waits for the next batch instead (most end before it, and are then written
+   * once, ended, instead of twice); a flow still in flight then is written as it is. So a flow is on
+   * disk at most about two batches ({@code 2 x FLUSH_MILLIS}) after it started.
+   */
+  boolean flush(boolean all) {
     if (problem != null) {
       return false; // paused until resume()
     }
@@ -142,21 +176,84 @@ public final class Recorder implements AutoCloseable {
       triggered = false;
     }
     long t0 = System.nanoTime();
-    Map<Long, Integer> messagesBefore = new HashMap<>();
-    // the flows whose bodies this batch wrote: decided once per flow, as it may end while we write
-    java.util.List<Flow> ended = new java.util.ArrayList<>();
+    if (overloaded && !overloadTold) {
+      overloadTold = true;
+      String why = "Loupe cannot write flows to " + db.file() + " as fast as they come (" + batch.size()
+          + " waiting): capture is paused until they are written (traffic is still relayed).";
+      LOG.warning(why);
+      problems.accept(why);
+    }
+    Flow[] flows = batch.values().toArray(new Flow[0]);
+    LinkedHashMap<Long, Flow> later = new LinkedHashMap<>();
+    int count = 0;
+    for (int from = 0; from < flows.length; from += TRANSACTION) {
+      int to = Math.min(flows.length, from + TRANSACTION);
+      Exception e = transaction(flows, from, to, all, later);
+      if (e != null) {
+        LinkedHashMap<Long, Flow> back = later; // held back first, then the rest, then what was noted meanwhile
+        for (int i = from; i < flows.length; i++) {
+          back.put(flows[i].id(), flows[i]);
+        }
+        synchronized (lock) {
+          back.putAll(pending);
+          pending = back;
+        }
+        fail(e);
+        return false;
+      }
+      count += to - from;
+    }
+    if (!later.isEmpty()) {
+      synchronized (lock) { // held back: in front of what was noted meanwhile
+        later.putAll(pending);
+        pending = later;
+      }
+    }
+    if (overloaded) {
+      overloaded = false;
+      store.capturing(true);
+      if (overloadTold) {
+        overloadTold = false;
+        problems.accept(null);
+      }
+    }
+    long took = System.nanoTime() - t0;
+    flowsWritten.addAndGet(count - later.size());
+    batches.incrementAndGet();
+    writeNanos.addAndGet(took);
+    maxBatchNanos = Math.max(maxBatchNanos, took);
+    return true;
+  }
+
+  /**
+   * Writes {@code flows[from, to)} in one transaction (flows in flight noted for the first time go
+   * to {@code later} instead, unless {@code all}); after the commit, ended flows beyond the cache
+   * leave memory. Returns the failure, after rolling back, or null.
+   */
+  private Exception transaction(Flow[] flows, int from, int to, boolean all, Map<Long, Flow> later) {
+    Map<Long, Integer> messagesBefore = null;
+    // the flows whose bodies this transaction wrote: decided once per flow, as it may end while we write
+    java.util.List<Flow> ended = new java.util.ArrayList<>(to - from);
     Connection c = db.writer();
     try {
       c.setAutoCommit(false);
-      for (Flow f : batch.values()) {
+      for (int i = from; i < to; i++) {
+        Flow f = flows[i];
         // the state is read once: a flow that ends while we write waits for the next batch
         FlowState state = f.state();
+        if (!all && state == FlowState.IN_FLIGHT && heldBack.add(f.id())) {
+          later.put(f.id(), f);
+          continue;
+        }
         boolean end = state != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id());
         writer.row(f, 0, state);
         if (f.isWebSocket() || !f.webSocketMessages().isEmpty()) {
-          int from = messagesWritten.getOrDefault(f.id(), 0);
-          messagesBefore.put(f.id(), from);
-          messagesWritten.put(f.id(), writer.messages(f, from));
+          int before = messagesWritten.getOrDefault(f.id(), 0);
+          if (messagesBefore == null) {
+            messagesBefore = new HashMap<>();
+          }
+          messagesBefore.put(f.id(), before);
+          messagesWritten.put(f.id(), writer.messages(f, before));
         }
         if (end) {
           writer.bodies(f);
@@ -166,13 +263,13 @@ public final class Recorder implements AutoCloseable {
       c.commit();
     } catch (SQLException | IOException | FlowWriter.WriteFailure e) {
       rollback(c);
-      messagesWritten.putAll(messagesBefore);
-      synchronized (lock) { // the batch goes back in front of what was noted meanwhile
-        batch.putAll(pending);
-        pending = batch;
+      if (messagesBefore != null) {
+        messagesWritten.putAll(messagesBefore);
       }
-      fail(e);
-      return false;
+      for (int i = from; i < to; i++) { // held back in this transaction: written as they are when tried again
+        later.remove(flows[i].id());
+      }
+      return e;
     } finally {
       try {
         c.setAutoCommit(true);
@@ -181,19 +278,20 @@ public final class Recorder implements AutoCloseable {
       }
     }
     for (Flow f : ended) {
-      bodiesWritten.add(f.id());
-      messagesWritten.remove(f.id());
+      Long id = f.id();
+      if (!heldBack.isEmpty()) {
+        heldBack.remove(id);
+      }
+      bodiesWritten.add(id);
+      if (!messagesWritten.isEmpty()) {
+        messagesWritten.remove(id);
+      }
       written.add(f);
     }
     while (written.size() > CACHE) {
       forget(written.poll());
     }
-    long took = System.nanoTime() - t0;
-    flowsWritten.addAndGet(batch.size());
-    batches.incrementAndGet();
-    writeNanos.addAndGet(took);
-    maxBatchNanos = Math.max(maxBatchNanos, took);
-    return true;
+    return null;
   }
 
   /** The flow leaves memory; its spill files (saved in the session) are deleted. */
@@ -265,6 +363,7 @@ public final class Recorder implements AutoCloseable {
     }
     messagesWritten.clear();
     bodiesWritten.clear();
+    heldBack.clear();
     written.clear();
   }
 

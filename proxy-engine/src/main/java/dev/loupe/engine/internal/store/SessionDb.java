@@ -105,7 +105,7 @@ public final class SessionDb implements AutoCloseable {
     java.nio.channels.FileLock lock = readOnly ? null : lock(f);
     Connection c = null;
     try {
-      c = connect(f, readOnly);
+      c = readOnly ? connect(f, true) : connect(f, false, true);
       if (!readOnly) {
         prepareForWriting(c, f, deferIndexes);
       }
@@ -300,7 +300,20 @@ public final class SessionDb implements AutoCloseable {
   }
 
   static Connection connect(Path f, boolean readOnly) throws SQLException {
+    return connect(f, readOnly, false);
+  }
+
+  /**
+   * A connection to {@code f}. {@code noMutex}: without SQLite's own lock around every call (a
+   * pthread mutex taken and released per bind, step and reset: several percent of the writer's CPU).
+   * sqlite-jdbc already serialises every native call on a connection (its {@code NativeDB} methods
+   * are synchronized), which is all SQLite's multi-thread mode asks for.
+   */
+  static Connection connect(Path f, boolean readOnly, boolean noMutex) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
+    if (noMutex) {
+      config.setOpenMode(SQLiteOpenMode.NOMUTEX);
+    }
     config.setBusyTimeout(10_000);
     // no "SELECT last_insert_rowid()" prepared and run after every insert: nothing here asks for keys
     config.setGetGeneratedKeys(false);
