@@ -70,6 +70,42 @@ class RecorderHoldBackTest {
     }
   }
 
+  @Test
+  void aWriterFarBehindPausesCaptureUntilItHasCaughtUp() throws Exception {
+    ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1) {
+      @Override
+      public ScheduledFuture<?> scheduleWithFixedDelay(Runnable r, long initial, long delay, TimeUnit unit) {
+        return schedule(() -> { }, 1, TimeUnit.DAYS); // no timer
+      }
+
+      @Override
+      public void execute(Runnable r) {
+        // no triggered batches either: the writer is "starved", this test runs its batch
+      }
+    };
+    RecordingStore store = new RecordingStore();
+    java.util.List<String> told = new java.util.ArrayList<>();
+    try (SessionDb db = SessionDb.open(dir.resolve("s.loupe"), false); FlowWriter writer = new FlowWriter(db);
+        Recorder r = new Recorder(db, writer, store, thread, told::add)) {
+      for (int i = 0; i < Recorder.MAX_BACKLOG; i++) {
+        flow(store);
+      }
+      assertThat(store.capturing()).as("at the limit, still capturing").isTrue();
+      flow(store);
+      assertThat(store.capturing()).as("past the limit: paused").isFalse();
+      RecordedFlow unseen = flow(store);
+      assertThat(store.get(unseen.id())).as("a new flow is not recorded while paused").isNull();
+      assertThat(r.flush()).isTrue();
+      assertThat(rows(db)).as("everything that waited is written").isEqualTo(Recorder.MAX_BACKLOG + 1);
+      assertThat(told).hasSize(2);
+      assertThat(told.get(0)).contains("as fast as they come").contains("capture is paused");
+      assertThat(told.get(1)).as("the notice is taken back").isNull();
+      assertThat(store.capturing()).as("caught up: capturing again").isTrue();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
   private static RecordedFlow flow(RecordingStore store) {
     RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), CapturePolicy.defaults());
     f.timings().requestStart(System.nanoTime());
