@@ -117,8 +117,30 @@ public final class Exchange {
     return responseState == ResponseState.WEBSOCKET;
   }
 
+  /**
+   * A list {@link #on} returned and its caller gave back once it had carried the commands out
+   * ({@link #recycle}): the next event's commands go into it instead of a new list.
+   */
+  private ArrayList<ExchangeCommand> spare;
+
+  /**
+   * Gives back a list {@link #on} returned, once every command in it has been carried out: the
+   * exchange reuses it for a later event. Optional; the caller must not touch the list afterwards.
+   */
+  public void recycle(List<ExchangeCommand> commands) {
+    if (spare == null && commands instanceof ArrayList<ExchangeCommand> list) {
+      list.clear();
+      spare = list;
+    }
+  }
+
   public List<ExchangeCommand> on(ExchangeEvent event) {
-    List<ExchangeCommand> out = new ArrayList<>(4);
+    ArrayList<ExchangeCommand> out = spare;
+    if (out != null) {
+      spare = null; // an event that arrives while these commands are carried out gets a new list
+    } else {
+      out = new ArrayList<>(4);
+    }
     if (finished) {
       afterFinish(event, out);
       return out;

@@ -59,6 +59,13 @@ public final class RecordingStore implements FlowStore {
   private final ConcurrentLinkedQueue<RecordedFlow> resident = new ConcurrentLinkedQueue<>();
   private final List<Listening> subscriptions = new CopyOnWriteArrayList<>();
   private final List<FlowListener> inline = new CopyOnWriteArrayList<>();
+  /**
+   * Snapshots of {@link #subscriptions} and {@link #inline} that {@link #publish} walks (an event
+   * loop publishes a few times per flow; a list's iterator is an object each time). Renewed under
+   * the store's lock after every change to either list, so the last renewal sees every change.
+   */
+  private volatile Listening[] subscribed = new Listening[0];
+  private volatile FlowListener[] inlined = new FlowListener[0];
   private final AtomicLong nextId = new AtomicLong(1);
   private final AtomicLong heapBytes = new AtomicLong();
   private final long memoryBudget;
@@ -272,6 +279,7 @@ public final class RecordingStore implements FlowStore {
   public Subscription subscribe(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
     Listening s = new Listening(listener, capacity, EnumSet.copyOf(types));
     subscriptions.add(s);
+    listenersChanged();
     s.thread.start();
     return s;
   }
@@ -284,6 +292,7 @@ public final class RecordingStore implements FlowStore {
    */
   public Subscription subscribeInline(FlowListener listener) {
     inline.add(listener);
+    listenersChanged();
     return new Subscription() {
       @Override
       public long droppedUpdates() {
@@ -298,19 +307,25 @@ public final class RecordingStore implements FlowStore {
       @Override
       public void close() {
         inline.remove(listener);
+        listenersChanged();
       }
     };
   }
 
+  private synchronized void listenersChanged() {
+    subscribed = subscriptions.toArray(new Listening[0]);
+    inlined = inline.toArray(new FlowListener[0]);
+  }
+
   private void publish(FlowEvent event) {
-    for (FlowListener l : inline) {
+    for (FlowListener l : inlined) {
       try {
         l.onFlowEvent(event);
       } catch (RuntimeException ex) {
         LOG.log(Level.WARNING, "flow listener failed on " + event.type() + " of flow " + event.flow().id(), ex);
       }
     }
-    for (Listening s : subscriptions) {
+    for (Listening s : subscribed) {
       s.offer(event);
     }
   }
@@ -434,6 +449,7 @@ public final class RecordingStore implements FlowStore {
     public void close() {
       closed = true;
       subscriptions.remove(this);
+      listenersChanged();
       LockSupport.unpark(thread);
       if (Thread.currentThread() == thread) {
         return; // closed from inside the listener: the loop ends after this event; joining would wait 5 s

@@ -55,7 +55,7 @@ abstract class AdaptedStreamCodec extends ClientCodec {
   @Override
   void beforeBody() {
     if (held != null) {
-      ctx.write(held);
+      write(held);
       held = null;
     }
   }
@@ -71,7 +71,7 @@ abstract class AdaptedStreamCodec extends ClientCodec {
       last = last(trailers);
     }
     lastWrite = ctx.write(last);
-    FlushCoalescer.flush(ctx.channel());
+    flushNow();
   }
 
   @Override

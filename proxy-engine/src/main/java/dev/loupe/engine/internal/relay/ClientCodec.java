@@ -12,6 +12,7 @@ import dev.loupe.engine.flow.TlsInfo;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.transport.ConnectionIds;
+import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -68,6 +69,12 @@ abstract class ClientCodec {
   private boolean headSent;
   private boolean bodyAllowed;
   private boolean closeAfter;
+  /**
+   * Whether {@link #write} left a message unflushed. The leg's flushes at the end of an exchange
+   * and of an origin read are skipped without it: SslHandler answers a flush with nothing pending
+   * with a new promise and a TLS wrap of an empty buffer.
+   */
+  private boolean unflushed;
 
   ClientCodec(ChannelHandlerContext ctx, ClientSide side) {
     this.ctx = ctx;
@@ -262,6 +269,33 @@ abstract class ClientCodec {
     }
   }
 
+  // ---- writes nobody waits for -------------------------------------------------------------
+
+  /** Writes {@code msg} for a later flush ({@link #flushWritten}, or a flush of its own); nobody waits for it. */
+  final void write(Object msg) {
+    ctx.write(msg, ctx.voidPromise());
+    unflushed = true;
+  }
+
+  /** Writes and flushes {@code msg} and what was written before it; nobody waits for it. */
+  final void writeAndFlush(Object msg) {
+    unflushed = false;
+    ctx.writeAndFlush(msg, ctx.voidPromise());
+  }
+
+  /** Flushes the channel as {@link FlushCoalescer#flush} does (what was written before goes too). */
+  final void flushNow() {
+    unflushed = false;
+    FlushCoalescer.flush(ctx.channel());
+  }
+
+  /** Flushes what {@link #write} left unflushed, if anything, as {@link #flushNow} does. */
+  final void flushWritten() {
+    if (unflushed) {
+      flushNow();
+    }
+  }
+
   /** Response body: written when the response may have one, else released. */
   void responseBody(Object payload) {
     if (bodyAllowed) {
@@ -344,7 +378,7 @@ abstract class ClientCodec {
   /** A body payload from the server leg (or the full tier), written as it is; anything held goes first. */
   void data(Object payload) {
     beforeBody();
-    ctx.write(payload);
+    write(payload);
   }
 
   /** Body bytes follow, or the read ended: a held head goes out. */

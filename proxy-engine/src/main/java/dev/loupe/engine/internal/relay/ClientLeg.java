@@ -9,7 +9,6 @@ import dev.loupe.engine.internal.exchange.Exchange;
 import dev.loupe.engine.internal.exchange.ExchangeCommand;
 import dev.loupe.engine.internal.exchange.ExchangeEvent;
 import dev.loupe.engine.internal.record.RecordedFlow;
-import dev.loupe.engine.internal.transport.FlushCoalescer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -131,10 +130,10 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       // The payload owns the buffer from here; the end goes to the exchange as an event of its own.
       Capture.append(exchange.flow().requestBody(), data);
       HttpContent payload = trailers != null ? new DefaultHttpContent(data) : c;
-      execute(exchange.on(new ExchangeEvent.RequestDataReceived(payload, data.readableBytes())));
+      run(exchange, new ExchangeEvent.RequestDataReceived(payload, data.readableBytes()));
     }
     if (trailers != null && exchange != null) {
-      execute(exchange.on(new ExchangeEvent.RequestEnded(trailers)));
+      run(exchange, new ExchangeEvent.RequestEnded(trailers));
     }
   }
 
@@ -160,14 +159,22 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       fullTier = FullTierDriver.begin(this, codec, errors, exchange, engine, ctx.executor(), req.expectsContinue());
     }
     if (fullTier == null) {
-      execute(exchange.on(new ExchangeEvent.RequestHeadersReceived(head, req.webSocket())));
+      run(exchange, new ExchangeEvent.RequestHeadersReceived(head, req.webSocket()));
     }
   }
 
   // ---- commands ----------------------------------------------------------------------------
 
+  /** Feeds {@code e} to {@code ex} and carries out its commands; their list goes back to {@code ex}. */
+  private void run(Exchange ex, ExchangeEvent e) {
+    List<ExchangeCommand> commands = ex.on(e);
+    execute(commands);
+    ex.recycle(commands);
+  }
+
   void execute(List<ExchangeCommand> commands) {
-    for (ExchangeCommand c : commands) {
+    for (int i = 0; i < commands.size(); i++) {
+      ExchangeCommand c = commands.get(i);
       if (c instanceof ExchangeCommand.OpenUpstream o) {
         openUpstream(o);
       } else if (c instanceof ExchangeCommand.SendRequestHead h) {
@@ -215,7 +222,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
             return;
           }
           serverLeg = leg;
-          execute(ex.on(new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol())));
+          run(ex, new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol()));
           if (serverLeg != null) {
             serverLeg.start();
             timeout.arm(ex);
@@ -252,7 +259,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
       codec.close(last);
       return;
     }
-    ctx.flush();
+    codec.flushWritten(); // the response's end flushed it (and what came before) unless it is still held
     codec.resumeHttp(engine.config().limits()); // after a refused upgrade: held bytes are the next request
     drain();
     readClientIfReady();
@@ -296,7 +303,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   @Override
   public void serverEvent(ExchangeEvent e) {
     if (exchange != null && (fullTier == null || !fullTier.collect(e))) {
-      execute(exchange.on(e));
+      run(exchange, e);
     } else if (exchange == null && e instanceof ExchangeEvent.ResponseDataReceived d) {
       ReferenceCountUtil.release(d.payload());
     }
@@ -312,7 +319,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   @Override
   public void serverReadComplete() {
     codec.beforeBody();
-    FlushCoalescer.flush(ctx.channel());
+    codec.flushWritten();
     if (serverLeg != null) {
       if (ctx.channel().isWritable()) {
         Pipelines.readSoon(serverLeg.channel());
@@ -342,7 +349,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     if (serverLeg != null) {
-      FlushCoalescer.flush(serverLeg.channel());
+      serverLeg.flushWritten();
     }
     readClientIfReady();
   }

@@ -104,12 +104,12 @@ final class Http1ClientCodec extends ClientCodec {
 
   @Override
   void writeHead(HttpResponse response) {
-    ctx.write(response);
+    write(response);
   }
 
   @Override
   void end(Headers trailers) {
-    ctx.writeAndFlush(last(trailers));
+    writeAndFlush(last(trailers));
   }
 
   @Override

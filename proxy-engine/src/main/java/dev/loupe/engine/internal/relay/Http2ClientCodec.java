@@ -170,13 +170,13 @@ final class Http2ClientCodec extends ClientCodec {
   void data(Object payload) {
     beforeBody();
     ByteBuf data = payload instanceof ByteBufHolder b ? b.content() : (ByteBuf) payload;
-    ctx.write(new DefaultHttp2DataFrame(data, false));
+    write(new DefaultHttp2DataFrame(data, false));
   }
 
   @Override
   void beforeBody() {
     if (held != null) {
-      ctx.write(new DefaultHttp2HeadersFrame(held, false));
+      write(new DefaultHttp2HeadersFrame(held, false));
       held = null;
     }
   }
@@ -193,7 +193,7 @@ final class Http2ClientCodec extends ClientCodec {
           : new DefaultHttp2HeadersFrame(Http2Messages.trailers(trailers), true);
     }
     lastWrite = ctx.write(last);
-    FlushCoalescer.flush(ctx.channel());
+    flushNow();
   }
 
   @Override

@@ -74,7 +74,8 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   private final RecordedFlow flow;
   private final UpstreamConnection connection;
   private final UpstreamConnector connector;
-  private final String authority;
+  /** The request as the leg opened: its authority names the origin in error messages (made only then). */
+  private final RequestHead request;
   /** {@code HTTP/2} or {@code HTTP/3} for a multiplexed stream, else null. */
   private final String multiplexed;
   /** An HTTP/2 stream without Netty's object adapter: requests are written and responses read as frames. */
@@ -84,13 +85,18 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   private boolean responseStarted;
   private boolean responseEnded;
   private boolean detached;
+  /**
+   * Whether a write left a message unflushed: flushes with nothing to send are skipped (SslHandler
+   * answers one with a new promise and a TLS wrap of an empty buffer).
+   */
+  private boolean unflushed;
 
   ServerLeg(Owner owner, RecordedFlow flow, UpstreamConnection connection, UpstreamConnector connector) {
     this.owner = owner;
     this.flow = flow;
     this.connection = connection;
     this.connector = connector;
-    this.authority = flow.request().authority();
+    this.request = flow.request();
     this.multiplexed = connection.multiplexed() ? connection.protocol() : null;
     this.frames = connection.multiplexed() && "HTTP/2".equals(connection.protocol());
   }
@@ -130,6 +136,10 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     return connection.channel();
   }
 
+  private String authority() {
+    return request.authority();
+  }
+
   /** What the flow records of the connection, and its protocol. */
   ConnectionInfo info() {
     return connection.info();
@@ -142,8 +152,30 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   /** The exchange has the connection: what it wrote so far leaves, and the origin is read. */
   void start() {
     writeHeldHead(); // the end did not come with the head: the head goes alone
-    FlushCoalescer.flush(connection.channel());
+    flushWritten();
     connection.channel().read();
+  }
+
+  /** Flushes what the leg wrote and did not flush yet, if anything ({@link FlushCoalescer#flush}). */
+  void flushWritten() {
+    if (unflushed) {
+      unflushed = false;
+      FlushCoalescer.flush(connection.channel());
+    }
+  }
+
+  /** Writes {@code msg} for a later flush; nobody waits for the write (a failure reaches exceptionCaught). */
+  private void write0(Object msg) {
+    Channel ch = connection.channel();
+    ch.write(msg, ch.voidPromise());
+    unflushed = true;
+  }
+
+  /** Writes and flushes {@code msg} and what was written before it; nobody waits for the write. */
+  private void writeAndFlush0(Object msg) {
+    Channel ch = connection.channel();
+    unflushed = false;
+    ch.writeAndFlush(msg, ch.voidPromise());
   }
 
   /**
@@ -157,11 +189,11 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       if (req.ended()) {
         heldHead = h;
       } else {
-        connection.channel().write(new DefaultHttp2HeadersFrame(h, false));
+        write0(new DefaultHttp2HeadersFrame(h, false));
       }
       return;
     }
-    connection.channel().write(Http1Messages.toOriginRequest(head, req.webSocket(), req.streamsBody()));
+    write0(Http1Messages.toOriginRequest(head, req.webSocket(), req.streamsBody()));
   }
 
   /** proxyToServer: a body payload, as it is (on an HTTP/2 stream: its buffer as DATA). */
@@ -169,33 +201,32 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     if (frames) {
       writeHeldHead();
       ByteBuf data = payload instanceof ByteBufHolder b ? b.content() : (ByteBuf) payload;
-      connection.channel().write(new DefaultHttp2DataFrame(data, false));
+      write0(new DefaultHttp2DataFrame(data, false));
       return;
     }
-    connection.channel().write(payload);
+    write0(payload);
   }
 
   /** proxyToServer: the end of the request, with {@code trailers}. */
   void end(Headers trailers) {
-    Channel ch = connection.channel();
     if (frames) {
       if (heldHead != null && trailers.isEmpty()) {
-        ch.writeAndFlush(new DefaultHttp2HeadersFrame(heldHead, true));
+        writeAndFlush0(new DefaultHttp2HeadersFrame(heldHead, true));
         heldHead = null;
         return;
       }
       writeHeldHead();
-      ch.writeAndFlush(trailers.isEmpty() ? new DefaultHttp2DataFrame(true)
+      writeAndFlush0(trailers.isEmpty() ? new DefaultHttp2DataFrame(true)
           : new DefaultHttp2HeadersFrame(Http2Messages.trailers(trailers), true));
       return;
     }
-    ch.writeAndFlush(trailers.isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
+    writeAndFlush0(trailers.isEmpty() ? LastHttpContent.EMPTY_LAST_CONTENT
         : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, Http1Messages.toNetty(trailers)));
   }
 
   private void writeHeldHead() {
     if (heldHead != null) {
-      connection.channel().write(new DefaultHttp2HeadersFrame(heldHead, false));
+      write0(new DefaultHttp2HeadersFrame(heldHead, false));
       heldHead = null;
     }
   }
@@ -246,7 +277,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       if (dr.isFailure()) {
         ReferenceCountUtil.release(msg);
         broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
-            authority + " sent an invalid response: " + dr.cause().getMessage()));
+            authority() + " sent an invalid response: " + dr.cause().getMessage()));
         return;
       }
       if (!r.status().codeClass().equals(HttpStatusClass.INFORMATIONAL)) {
@@ -265,7 +296,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
       if (c.decoderResult().isFailure()) {
         c.release();
         broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL,
-            authority + " sent an invalid response body: " + c.decoderResult().cause().getMessage()));
+            authority() + " sent an invalid response body: " + c.decoderResult().cause().getMessage()));
         return;
       }
       boolean last = c instanceof LastHttpContent;
@@ -306,7 +337,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     }
     int status = Http2Messages.status(h);
     if (status < 0) {
-      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority + " sent an invalid response: :status "
+      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority() + " sent an invalid response: :status "
           + (h.status() == null ? "missing" : "'" + h.status() + "'")));
       return; // the exchange gives the stream back unusable: it is reset
     }
@@ -328,7 +359,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     ByteBuf content = frame.content();
     if (!responseStarted) {
       content.release();
-      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority + " sent DATA before a response head"));
+      broken(new FlowError(FlowError.Kind.SERVER_PROTOCOL, authority() + " sent DATA before a response head"));
       return;
     }
     if (content.isReadable()) {
@@ -363,8 +394,8 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     if (!detached && !responseEnded) {
       broken(new FlowError(FlowError.Kind.SERVER_RESET, responseStarted
-          ? authority + " closed the connection before the response body ended"
-          : authority + " closed the connection before sending a response"));
+          ? authority() + " closed the connection before the response body ended"
+          : authority() + " closed the connection before sending a response"));
     }
   }
 
@@ -372,7 +403,7 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (!detached && !responseEnded) {
       broken(new FlowError(FlowError.Kind.SERVER_RESET,
-          "connection to " + authority + " failed: " + cause.getMessage()));
+          "connection to " + authority() + " failed: " + cause.getMessage()));
     }
     ctx.close();
   }

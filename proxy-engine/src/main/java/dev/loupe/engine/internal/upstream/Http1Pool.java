@@ -43,6 +43,9 @@ final class Http1Pool {
       UpstreamConnection c = idle.pollLast();
       if (c.channel().isActive()) {
         ConnectionInfo i = c.info();
+        if (i.reused()) {
+          return c; // marked on its first reuse: the same record from then on
+        }
         return new UpstreamConnection(c.channel(), key,
             new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), true));
       }

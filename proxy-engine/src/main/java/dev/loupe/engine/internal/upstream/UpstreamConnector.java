@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.time.Duration;
@@ -87,8 +88,32 @@ public final class UpstreamConnector {
   }
 
   public static String key(String scheme, String host, int port) {
-    return scheme + "://" + host + ":" + port;
+    LastKey last = LAST_KEY.get();
+    if (last.port == port && host.equals(last.host) && scheme.equals(last.scheme)) {
+      return last.key; // the same origin as this thread's last request: no new String
+    }
+    String key = scheme + "://" + host + ":" + port;
+    last.scheme = scheme;
+    last.host = host;
+    last.port = port;
+    last.key = key;
+    return key;
   }
+
+  /** The last pool key a thread made (an event loop relays to few origins, most often one). */
+  private static final class LastKey {
+    String scheme = "";
+    String host = "";
+    int port = -1;
+    String key;
+  }
+
+  private static final FastThreadLocal<LastKey> LAST_KEY = new FastThreadLocal<>() {
+    @Override
+    protected LastKey initialValue() {
+      return new LastKey();
+    }
+  };
 
   // ---- connections dialled ahead for an eager CONNECT ----------------------------------------
 

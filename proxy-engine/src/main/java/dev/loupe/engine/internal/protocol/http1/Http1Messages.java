@@ -47,14 +47,18 @@ public final class Http1Messages {
     if (h.isEmpty()) {
       return Headers.EMPTY;
     }
-    List<Headers.Field> fields = new ArrayList<>(h.size());
-    // The decoder's names and values are AsciiStrings: toString() once each, no String entries.
+    // The decoder's names (AsciiStrings) and values, wrapped as they are: a relayed message
+    // forwards them without a String or field object being made; Headers.fields() makes those
+    // on first use (the store, a rule, the UI).
+    CharSequence[] out = new CharSequence[2 * h.size()];
+    int n = 0;
     Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
-    while (it.hasNext()) {
+    while (it.hasNext() && n < out.length) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
-      fields.add(new Headers.Field(e.getKey().toString(), e.getValue().toString()));
+      out[n++] = e.getKey();
+      out[n++] = e.getValue();
     }
-    return Headers.of(fields);
+    return Headers.wrap(out, n / 2);
   }
 
   /**
@@ -430,19 +434,27 @@ public final class Http1Messages {
 
   /** Why a field's name or value may not be forwarded, or null. */
   public static String fieldProblem(CharSequence name, CharSequence value) {
-    if (name.length() == 0) {
+    return fieldProblem(name, 0, value);
+  }
+
+  /**
+   * {@link #fieldProblem(CharSequence, CharSequence)} of the name {@code name[from, length)} (an
+   * HTTP/2 pseudo-header's name without its colon: no copy is made unless there is a problem).
+   */
+  public static String fieldProblem(CharSequence name, int from, CharSequence value) {
+    if (name.length() == from) {
       return "invalid header name: ";
     }
-    for (int i = 0; i < name.length(); i++) {
+    for (int i = from; i < name.length(); i++) {
       char c = name.charAt(i);
       if (c <= ' ' || c == ':' || c >= 127) {
-        return "invalid header name: " + name;
+        return "invalid header name: " + name.subSequence(from, name.length());
       }
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c == '\r' || c == '\n' || c == 0) {
-        return "bare CR, LF or NUL in the value of " + name;
+        return "bare CR, LF or NUL in the value of " + name.subSequence(from, name.length());
       }
     }
     return null;

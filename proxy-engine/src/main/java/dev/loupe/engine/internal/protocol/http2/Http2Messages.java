@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.protocol.http2;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
+import dev.loupe.engine.internal.protocol.http1.HeaderNames;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -81,8 +82,7 @@ public final class Http2Messages {
       CharSequence value = e.getValue();
       boolean pseudo = name.length() > 0 && name.charAt(0) == ':';
       if (badField == null) {
-        badField = pseudo ? Http1Messages.fieldProblem(name.subSequence(1, name.length()), value)
-            : Http1Messages.fieldProblem(name, value);
+        badField = Http1Messages.fieldProblem(name, pseudo ? 1 : 0, value);
       }
       if (pseudo) {
         continue;
@@ -305,12 +305,16 @@ public final class Http2Messages {
     };
   }
 
-  /** {@code name} as it is when it has no upper-case letter, else lower-cased. */
+  /**
+   * {@code name} as it is when it has no upper-case letter, else lower-cased: a common name's
+   * constant ({@link HeaderNames}), else a lower-cased copy.
+   */
   static CharSequence lowerCase(CharSequence name) {
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
       if (c >= 'A' && c <= 'Z') {
-        return name.toString().toLowerCase(Locale.ROOT);
+        AsciiString known = HeaderNames.lowerCase(name);
+        return known != null ? known : name.toString().toLowerCase(Locale.ROOT);
       }
     }
     return name;
