@@ -368,8 +368,8 @@ public final class RecordedBody implements Body {
   public void discard() {
     synchronized (lock) {
       release();
-      for (byte[] c : chunks) {
-        ChunkPool.SHARED.give(c);
+      for (int i = 0; i < chunks.size(); i++) {
+        ChunkPool.SHARED.give(chunks.get(i));
       }
       chunks.clear();
       allocated = 0;

@@ -32,6 +32,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class RecordedFlow implements Flow {
   private final long id;
+  /** {@link #id} boxed once: the store's map keys on it several times per flow. */
+  private final Long key;
   private final Instant startedAt;
   private final RecordedTimings timings = new RecordedTimings();
   private volatile RecordedBody requestBody;
@@ -95,6 +97,7 @@ public final class RecordedFlow implements Flow {
    */
   public RecordedFlow(long id, Instant startedAt, CapturePolicy requestCapture, CapturePolicy responseCapture) {
     this.id = id;
+    this.key = id;
     this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
     this.requestBody = new RecordedBody(requestCapture);
     this.responseBody = new RecordedBody(responseCapture);
@@ -103,6 +106,9 @@ public final class RecordedFlow implements Flow {
   /** Unique within this Loupe process, increasing in order of arrival. */
   @Override
   public long id() { return id; }
+
+  /** {@link #id()} as the store's map key (the same object every time). */
+  public Long key() { return key; }
 
   /** Wall-clock time the request (or CONNECT) arrived. */
   @Override

@@ -148,7 +148,7 @@ public final class RecordingStore implements FlowStore {
       return;
     }
     RecordedFlow recorded = RecordedFlow.of(flow);
-    flows.put(recorded.id(), recorded);
+    flows.put(recorded.key(), recorded);
     order.add(recorded);
     publish(new FlowEvent(FlowEvent.Type.ADDED, flow));
   }
@@ -163,16 +163,21 @@ public final class RecordingStore implements FlowStore {
     return capturing;
   }
 
+  /** The map key of {@code flow}: its boxed id, made once per recorded flow. */
+  private static Long key(Flow flow) {
+    return flow instanceof RecordedFlow r ? r.key() : Long.valueOf(flow.id());
+  }
+
   /** Tells listeners that {@code flow} changed (coalesced per listener). */
   public void updated(Flow flow) {
-    if (flows.containsKey(flow.id())) {
+    if (flows.containsKey(key(flow))) {
       publish(new FlowEvent(FlowEvent.Type.UPDATED, flow));
     }
   }
 
   /** Tells listeners that {@code flow} ended; keeps the memory budget (or the rolling limits). */
   public void completed(Flow flow) {
-    if (!flows.containsKey(flow.id())) {
+    if (!flows.containsKey(key(flow))) {
       return; // added while capture was paused (or forgotten by a rolling store)
     }
     enforceBudget(RecordedFlow.of(flow));
@@ -188,7 +193,7 @@ public final class RecordingStore implements FlowStore {
     while ((flows.size() > maxRetained || heapBytes.get() > memoryBudget)
         && (old = order.peek()) != null && old.state() != FlowState.IN_FLIGHT) {
       order.poll();
-      flows.remove(old.id());
+      flows.remove(old.key());
       if (resident.remove(old)) { // near the head: completions come in roughly arrival order
         heapBytes.addAndGet(-bodyHeap(old));
       }

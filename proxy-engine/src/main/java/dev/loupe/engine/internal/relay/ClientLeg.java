@@ -40,13 +40,15 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private final EngineContext engine;
   private final ClientSide side;
   /** Messages read and not yet taken, in the codec's currency. */
-  private final ArrayDeque<Object> inbound = new ArrayDeque<>();
+  private final ArrayDeque<Object> inbound = new ArrayDeque<>(4); // a request or two (grows for pipelining)
   private ChannelHandlerContext ctx;
   private ClientCodec codec;
   private ClientErrors errors;
   private ResponseTimeout timeout;
   private boolean closing;
   private boolean waitingForUpstreamWritable;
+  /** From a read of the client until its end ({@link #channelReadComplete}, which flushes the server leg). */
+  private boolean reading;
   private boolean waitingForClientWritable;
   // The current exchange, its server leg (once connected) and full tier (if intercepted), or null.
   private Exchange exchange;
@@ -80,6 +82,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    reading = true;
     if (codec.hold(msg)) {
       return;
     }
@@ -224,7 +227,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
           serverLeg = leg;
           run(ex, new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol()));
           if (serverLeg != null) {
-            serverLeg.start();
+            serverLeg.start(reading);
             timeout.arm(ex);
           }
           drain();
@@ -348,6 +351,7 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    reading = false;
     if (serverLeg != null) {
       serverLeg.flushWritten();
     }

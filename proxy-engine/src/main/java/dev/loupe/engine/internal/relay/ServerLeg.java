@@ -149,10 +149,16 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
     return connection.protocol();
   }
 
-  /** The exchange has the connection: what it wrote so far leaves, and the origin is read. */
-  void start() {
+  /**
+   * The exchange has the connection: what it wrote so far leaves (now, or with {@code flushLater}
+   * at the end of the client read under way, which flushes the leg: the request's end, often in
+   * the same read, then leaves with its head), and the origin is read.
+   */
+  void start(boolean flushLater) {
     writeHeldHead(); // the end did not come with the head: the head goes alone
-    flushWritten();
+    if (!flushLater) {
+      flushWritten();
+    }
     connection.channel().read();
   }
 

@@ -58,6 +58,25 @@ class ExchangeTest {
   }
 
   @Test
+  void aRecycledCommandListCarriesTheNextEventsCommandsButNotWhileItIsCarriedOut() {
+    List<ExchangeCommand> first = on(new RequestHeadersReceived(GET, false));
+    assertThat(first).containsExactly(new OpenUpstream("https", "example.test", 443));
+    // An event while the first list is being carried out (not given back yet) gets its own list.
+    List<ExchangeCommand> nested = on(new RequestEnded(Headers.EMPTY));
+    assertThat(nested).isNotSameAs(first).isEmpty();
+    assertThat(first).containsExactly(new OpenUpstream("https", "example.test", 443));
+    exchange.recycle(nested);
+    exchange.recycle(first); // one spare at most: this one is dropped
+    List<ExchangeCommand> next = on(new UpstreamReady(SERVER, "HTTP/1.1"));
+    assertThat(next).isSameAs(nested).containsExactly(new SendRequestHead(GET), new SendRequestEnd(Headers.EMPTY));
+    exchange.recycle(next);
+    assertThat(next).isEmpty();
+    List<ExchangeCommand> head = on(new ResponseHeadersReceived(OK));
+    assertThat(head).isSameAs(next).containsExactly(new SendResponseHead(OK));
+    assertThat(on(new ResponseDataReceived(new Object(), 2))).isNotSameAs(head);
+  }
+
+  @Test
   void simpleGetRelaysInOrderAndCompletes() {
     assertThat(on(new RequestHeadersReceived(GET, false)))
         .containsExactly(new OpenUpstream("https", "example.test", 443));

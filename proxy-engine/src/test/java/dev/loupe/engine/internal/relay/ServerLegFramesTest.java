@@ -13,6 +13,8 @@ import dev.loupe.engine.internal.upstream.LegSlot;
 import dev.loupe.engine.internal.upstream.UpstreamConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
@@ -119,11 +121,37 @@ class ServerLegFramesTest {
   void aHeldHeadGoesAloneWhenTheExchangeStartsWithoutTheEnd() {
     ServerLeg l = leg(true);
     l.writeHead(flow.request(), request(true));
-    l.start();
+    l.start(false);
     assertThat(((Http2HeadersFrame) ch.readOutbound()).isEndStream()).isFalse();
     l.end(Headers.EMPTY);
     Http2DataFrame end = ch.readOutbound();
     assertThat(List.of(end.content().readableBytes(), end.isEndStream())).containsExactly(0, true);
+  }
+
+  @Test
+  void aStartDuringAClientReadLeavesTheFlushToThatReadAndNothingIsFlushedTwice() {
+    int[] flushes = {0};
+    ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+      @Override
+      public void flush(ChannelHandlerContext ctx) {
+        flushes[0]++;
+        ctx.flush();
+      }
+    });
+    ServerLeg l = leg(true);
+    l.writeHead(flow.request(), request(false));
+    l.start(true);
+    assertThat((Object) ch.readOutbound()).isNull();
+    assertThat(flushes[0]).isZero();
+    l.flushWritten(); // the client read's end
+    assertThat(((Http2HeadersFrame) ch.readOutbound()).isEndStream()).isFalse();
+    l.flushWritten();
+    assertThat(flushes[0]).isEqualTo(1);
+    l.end(Headers.EMPTY);
+    l.flushWritten();
+    assertThat(flushes[0]).isEqualTo(2);
+    Http2DataFrame end = ch.readOutbound();
+    assertThat(end.isEndStream()).isTrue();
   }
 
   @Test
