@@ -150,7 +150,7 @@ public final class RecordingStore implements FlowStore {
     RecordedFlow recorded = RecordedFlow.of(flow);
     flows.put(recorded.key(), recorded);
     order.add(recorded);
-    publish(new FlowEvent(FlowEvent.Type.ADDED, flow));
+    publish(FlowEvent.Type.ADDED, flow);
   }
 
   @Override
@@ -171,7 +171,7 @@ public final class RecordingStore implements FlowStore {
   /** Tells listeners that {@code flow} changed (coalesced per listener). */
   public void updated(Flow flow) {
     if (flows.containsKey(key(flow))) {
-      publish(new FlowEvent(FlowEvent.Type.UPDATED, flow));
+      publish(FlowEvent.Type.UPDATED, flow);
     }
   }
 
@@ -181,7 +181,7 @@ public final class RecordingStore implements FlowStore {
       return; // added while capture was paused (or forgotten by a rolling store)
     }
     enforceBudget(RecordedFlow.of(flow));
-    publish(new FlowEvent(FlowEvent.Type.COMPLETED, flow));
+    publish(FlowEvent.Type.COMPLETED, flow);
     if (rolling && (flows.size() > maxRetained || heapBytes.get() > memoryBudget)) {
       evictOldest();
     }
@@ -322,15 +322,22 @@ public final class RecordingStore implements FlowStore {
     inlined = inline.toArray(new FlowListener[0]);
   }
 
-  private void publish(FlowEvent event) {
-    for (FlowListener l : inlined) {
+  /** Delivers an event of {@code type} for {@code flow} to every listener (made only when there is one). */
+  private void publish(FlowEvent.Type type, Flow flow) {
+    FlowListener[] inl = inlined;
+    Listening[] subs = subscribed;
+    if (inl.length == 0 && subs.length == 0) {
+      return;
+    }
+    FlowEvent event = new FlowEvent(type, flow);
+    for (FlowListener l : inl) {
       try {
         l.onFlowEvent(event);
       } catch (RuntimeException ex) {
         LOG.log(Level.WARNING, "flow listener failed on " + event.type() + " of flow " + event.flow().id(), ex);
       }
     }
-    for (Listening s : subscribed) {
+    for (Listening s : subs) {
       s.offer(event);
     }
   }

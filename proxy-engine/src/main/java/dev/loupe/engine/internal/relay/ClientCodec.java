@@ -63,6 +63,8 @@ abstract class ClientCodec {
   final ChannelHandlerContext ctx;
   final ClientSide side;
   private ConnectionInfo connection;
+  /** {@link #connection} marked reused, as the flows after the connection's first record it (made once). */
+  private ConnectionInfo reusedConnection;
   private int served;
   // The response to the current request: all null/false between exchanges, but for closeAfter.
   private ClientRequest request;
@@ -105,8 +107,16 @@ abstract class ClientCodec {
     flow.tier(FlowTier.RELAY);
     flow.clientProtocol(request != null ? request.protocol() : side.protocol());
     describe(flow);
-    flow.clientConnection(new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),
-        connection.tls(), served > 0));
+    if (served == 0) {
+      flow.clientConnection(new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),
+          connection.tls(), false));
+    } else {
+      if (reusedConnection == null) {
+        reusedConnection = new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),
+            connection.tls(), true);
+      }
+      flow.clientConnection(reusedConnection);
+    }
     return flow;
   }
 
