@@ -108,8 +108,9 @@ abstract class ClientCodec {
     flow.clientProtocol(request != null ? request.protocol() : side.protocol());
     describe(flow);
     if (served == 0) {
-      flow.clientConnection(new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),
-          connection.tls(), false));
+      flow.clientConnection(!connection.reused() ? connection // as made by connection(TlsInfo): the same record
+          : new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),
+              connection.tls(), false));
     } else {
       if (reusedConnection == null) {
         reusedConnection = new ConnectionInfo(connection.id(), connection.remoteAddress(), connection.localAddress(),

@@ -105,6 +105,10 @@ final class Http2Upstreams {
      * MAX_CONCURRENT_STREAMS, and Netty would fail its HEADERS.
      */
     final Set<Integer> closing = new HashSet<>();
+    /** Opens its streams (made once: a bootstrap per stream is two maps and their iterators). */
+    private Http2StreamChannelBootstrap streams;
+    /** {@link #info} marked reused, as every stream after the first records it (made once). */
+    private ConnectionInfo reusedInfo;
 
     Parent(Channel channel, ConnectionInfo info) {
       this.channel = channel;
@@ -236,9 +240,10 @@ final class Http2Upstreams {
     boolean reused = parent.opened++ > 0;
     Promise<UpstreamConnection> promise = parent.channel.eventLoop().newPromise();
     parent.active++;
-    new Http2StreamChannelBootstrap(parent.channel)
-        .option(ChannelOption.AUTO_READ, false)
-        .open()
+    if (parent.streams == null) {
+      parent.streams = new Http2StreamChannelBootstrap(parent.channel).option(ChannelOption.AUTO_READ, false);
+    }
+    parent.streams.open()
         .addListener(f -> {
           if (!f.isSuccess()) {
             parent.active--;
@@ -256,8 +261,16 @@ final class Http2Upstreams {
             }
           });
           ConnectionInfo i = parent.info;
-          promise.trySuccess(new UpstreamConnection(stream, key,
-              new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), reused), "HTTP/2", true));
+          ConnectionInfo info = i;
+          if (reused) {
+            if (parent.reusedInfo == null) {
+              parent.reusedInfo = new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), true);
+            }
+            info = parent.reusedInfo;
+          } else if (i.reused()) {
+            info = new ConnectionInfo(i.id(), i.remoteAddress(), i.localAddress(), i.tls(), false);
+          }
+          promise.trySuccess(new UpstreamConnection(stream, key, info, "HTTP/2", true));
         });
     return promise;
   }
