@@ -55,7 +55,9 @@ gen() { # arm port n
     h2h1|h2h2) h2load -c 64 -m 1 -n "$n" "https://127.0.0.1:$port/small" 2>&1 | grep -oE '[0-9]+ succeeded' | grep -oE '[0-9]+' ;;
     regular-h1h1)
       java -jar "$LOADGEN" "https://127.0.0.1:$OPORT/small" --proxy "127.0.0.1:$port" --h1 -c 64 -t 1 \
-        -D "$(( (n + 3999) / 4000 ))" --warmup 0 --insecure 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])' ;;
+        -D "$(( n / 4000 > 20 ? n / 4000 : 20 ))" --warmup 0 --insecure > "$W/loadgen.json" 2>&1
+      python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["requests"])' "$W/loadgen.json" \
+        || { cat "$W/loadgen.json" >&2; echo 1; } ;;
   esac
 }
 run() {
@@ -77,6 +79,7 @@ run() {
   if [[ -n ${PROFILE:-} ]]; then jfc=$W/profile.jfc; mkdir -p "$PROFILE"; out=$PROFILE/$arm-$(basename "$(dirname "$jar")")-$RUNS.jfr; fi
   jcmd "$pid" JFR.start name=alloc settings="$jfc" > /dev/null
   done=$(gen "$arm" "$port" "$N")
+  [[ -f $W/loadgen.json && -n ${SHOWGEN:-} ]] && cat "$W/loadgen.json" >&2
   jcmd "$pid" JFR.stop name=alloc filename="$out" > /dev/null
   kill "$pid"; wait "$pid" 2>/dev/null || true
   local bytes
