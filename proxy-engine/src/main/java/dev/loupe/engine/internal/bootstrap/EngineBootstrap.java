@@ -108,6 +108,11 @@ public final class EngineBootstrap implements EngineRuntime {
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
     this.connector = connector(config, blocking);
     this.mitm = new MitmContexts(config.certificates(), blocking);
+    if (config.reverse() != null) {
+      // Every TLS client without SNI (an IP literal) gets this host's certificate: make its context
+      // while the listeners open, not behind the first client's handshake.
+      mitm.prepare(config.reverse().certificateHost());
+    }
     this.ctx = new EngineContext(config, this.store, connector, mitm, blocking, intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
