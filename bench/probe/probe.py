@@ -1098,8 +1098,9 @@ class Probe:
                "medians over reps of the requests started in each second of the load. Target (issue 19): "
                "Loupe ≥ 0.8× nginx.\n" % (n, n, n, n),
                "| arm | body | c | system | launch → listening ms | req/s from listening | ÷ nginx | "
-               "req/s from launch | ÷ nginx | req/s per second | CPU % | peak RSS MiB | per rep (from listening) |",
-               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+               "req/s from launch | ÷ nginx | req/s per second | CPU % | CPU µs per request | ÷ nginx | peak RSS MiB | "
+               "per rep (from listening) |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         keys = []
         for r in rows:
             k = (r["arm"], r["body"], int(r["conc"]), r["system"])
@@ -1113,6 +1114,10 @@ class Probe:
             agg[k] = dict(startup=med(r["startup_ms"] for r in rs), rps=med(r["rps"] for r in rs),
                           launch=med(r["rps_from_launch"] for r in rs), series=series,
                           cpu=med(r["proxy_cpu_pct"] for r in rs),
+                          # CPU per request: robust to a loaded machine, unlike req/s (the proxy's CPU
+                          # over the window ÷ the requests it served in it; median over reps)
+                          cpu_us=med(float(r["proxy_cpu_pct"]) * 1e4 / float(r["rps"]) for r in rs
+                                     if r["proxy_cpu_pct"] != "" and float(r["rps"]) > 0),
                           rss=max([float(r["proxy_rss_mib"]) for r in rs if r["proxy_rss_mib"] != ""] or [float("nan")]),
                           per_rep=[float(r["rps"]) for r in rs])
         for k in keys:
@@ -1120,11 +1125,13 @@ class Probe:
             ng = agg.get((k[0], k[1], k[2], "nginx"))
             r1 = g["rps"] / ng["rps"] if ng and ng["rps"] else float("nan")
             r2 = g["launch"] / ng["launch"] if ng and ng["launch"] else float("nan")
-            out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r3 = g["cpu_us"] / ng["cpu_us"] if ng and ng["cpu_us"] else float("nan")
+            out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 k[0], k[1], k[2], k[3], f(g["startup"]), f(g["rps"]),
                 ("**%.2f×**" % r1) if k[3] != "nginx" and r1 == r1 else "–", f(g["launch"]),
                 ("%.2f×" % r2) if k[3] != "nginx" and r2 == r2 else "–",
-                " ".join("%.0f" % x for x in g["series"]) or "–", f(g["cpu"]), f(g["rss"]),
+                " ".join("%.0f" % x for x in g["series"]) or "–", f(g["cpu"]), f(g["cpu_us"]),
+                ("%.1f×" % r3) if k[3] != "nginx" and r3 == r3 else "–", f(g["rss"]),
                 " / ".join("%.0f" % x for x in g["per_rep"])))
         return "\n".join(out) + "\n"
 
