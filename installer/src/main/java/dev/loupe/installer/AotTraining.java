@@ -47,7 +47,7 @@ import javax.net.ssl.SSLContext;
  */
 final class AotTraining {
   /** How long the load runs: long enough for the relay's methods to be profiled and compiled. */
-  private static final Duration LOAD = Duration.ofSeconds(8);
+  private static final Duration LOAD = Duration.ofSeconds(10);
   private static final int CONCURRENCY = 8;
 
   private AotTraining() {}
@@ -132,8 +132,15 @@ final class AotTraining {
     }
   }
 
-  /** {@link #LOAD} of requests through the proxy from {@link #CONCURRENCY} threads; prints the counts. */
+  /**
+   * {@link #LOAD} of requests through the proxy from {@link #CONCURRENCY} threads; prints the counts. Most
+   * threads are raw keep-alive HTTP/1.1 clients (plain absolute-form, and TLS inside CONNECT) because they cost
+   * the build JVM little, so the proxy sees thousands of requests and its relay methods get profiled; two
+   * use the JDK's HttpClient over HTTP/2 (intercepted), for the HTTP/2 codec.
+   */
   private static void load(InetSocketAddress proxy, Path caPem, Path work) throws IOException, InterruptedException {
+    // Without TCP_NODELAY the JDK's server waits for delayed ACKs: ~25 answers a second per connection.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     HttpServer plain = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     HttpsServer tls = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     ExecutorService originThreads = Executors.newFixedThreadPool(4);
@@ -169,6 +176,12 @@ final class AotTraining {
       AtomicLong end = new AtomicLong(System.nanoTime() + LOAD.toNanos());
       List<java.util.concurrent.Future<?>> running = new ArrayList<>();
       for (int i = 0; i < CONCURRENCY; i++) {
+        if (i < CONCURRENCY - 2) {
+          boolean secure = i % 2 == 1;
+          InetSocketAddress origin = secure ? tls.getAddress() : plain.getAddress();
+          running.add(clients.submit(() -> rawClient(proxy, origin, secure ? trustLoupe : null, end.get(), ok, failed)));
+          continue;
+        }
         HttpClient client = i % 2 == 0 ? h1 : h2;
         int first = i;
         running.add(clients.submit(() -> {
@@ -205,6 +218,78 @@ final class AotTraining {
       tls.stop(0);
       originThreads.shutdownNow();
     }
+  }
+
+  /**
+   * Keep-alive HTTP/1.1 GETs and POSTs through the proxy until {@code endNanos}: absolute-form to a plain
+   * origin, or (with {@code tls}) a CONNECT tunnel, TLS with the proxy's minted certificate, origin-form
+   * inside. A broken connection is counted and replaced.
+   */
+  private static void rawClient(InetSocketAddress proxy, InetSocketAddress origin, SSLContext tls, long endNanos,
+      AtomicInteger ok, AtomicInteger failed) {
+    String authority = "127.0.0.1:" + origin.getPort();
+    while (System.nanoTime() < endNanos && !Thread.currentThread().isInterrupted()) {
+      try (java.net.Socket raw = new java.net.Socket(proxy.getAddress(), proxy.getPort())) {
+        raw.setSoTimeout(20_000);
+        raw.setTcpNoDelay(true);
+        java.net.Socket s = raw;
+        String target = "http://" + authority;
+        if (tls != null) {
+          raw.getOutputStream().write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+          java.io.BufferedInputStream in = new java.io.BufferedInputStream(raw.getInputStream());
+          if (readResponse(in) != 200) {
+            failed.incrementAndGet();
+            continue;
+          }
+          s = tls.getSocketFactory().createSocket(raw, "127.0.0.1", origin.getPort(), true);
+          target = "";
+        }
+        java.io.OutputStream out = s.getOutputStream();
+        java.io.BufferedInputStream in = new java.io.BufferedInputStream(s.getInputStream());
+        for (int n = 0; System.nanoTime() < endNanos; n++) {
+          String head = n % 4 == 3
+              ? "POST " + target + "/post HTTP/1.1\r\nHost: " + authority + "\r\nContent-Type: text/plain\r\n"
+                  + "Content-Length: 7\r\n\r\na=1&b=2"
+              : "GET " + target + "/get?n=" + n + " HTTP/1.1\r\nHost: " + authority + "\r\nAccept: */*\r\n\r\n";
+          out.write(head.getBytes(StandardCharsets.US_ASCII));
+          out.flush();
+          (readResponse(in) == 200 ? ok : failed).incrementAndGet();
+        }
+      } catch (IOException e) {
+        failed.incrementAndGet();
+      }
+    }
+  }
+
+  /** Reads one response with a Content-Length body (what the training origins and the proxy send); its status. */
+  private static int readResponse(java.io.BufferedInputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int status = -1;
+    long length = 0;
+    boolean first = true;
+    while (true) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("connection closed");
+      }
+      if (c != '\n') {
+        line.append((char) c);
+        continue;
+      }
+      String l = line.toString().strip();
+      line.setLength(0);
+      if (first) {
+        status = Integer.parseInt(l.split(" ")[1]);
+        first = false;
+      } else if (l.isEmpty()) {
+        break;
+      } else if (l.regionMatches(true, 0, "content-length:", 0, 15)) {
+        length = Long.parseLong(l.substring(15).strip());
+      }
+    }
+    in.skipNBytes(length);
+    return status;
   }
 
   /** The TLS origin's key and self-signed certificate, made with the build JDK's keytool (Loupe runs with --insecure). */
