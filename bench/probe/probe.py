@@ -343,6 +343,9 @@ class Sampler(threading.Thread):
         peak = 0
         end = self.t0 + self.warm + self.dur
         while True:
+            # processes started inside the window count from zero (a freshly launched nginx forks its
+            # workers after its port already accepts: --first-seconds)
+            pids = sorted(set(pids) | set(proc_tree(self.pid)))
             peak = max(peak, sum(status_kib(p, "VmRSS") for p in pids))
             if self.stop_ev.wait(min(0.1, max(0.0, end - time.time()))) or time.time() >= end:
                 break
@@ -1309,6 +1312,14 @@ class Probe:
                        min(float(r["load1"]) for r in rows), max(float(r["load1"]) for r in rows)))
         out.append("- Tools: %s" % tool_versions())
         out.append("- Command: `bench/probe/run %s`" % " ".join(a.argv))
+        if getattr(a, "first_seconds", 0) or any(r.get("first_s") for r in rows):
+            out.append("- Settings: first-seconds mode: each system launched fresh per step, load from the moment "
+                       "its port accepts, %d rep(s), order reversed every other rep (A B B A), medians; "
+                       "generator threads %d; Loupe JVM options `%s` (unless a launch command is given); "
+                       "origin nginx %d worker(s), nginx peer %s worker(s); pinning %s.\n" % (
+                           a.reps, a.gen_threads, a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
+                           a.nginx_workers, a.pin or "off"))
+            return "\n".join(out) + "\n"
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
                    "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
