@@ -216,6 +216,8 @@ for _ in $(seq 1 30); do # until it has painted: a blank screen has one or two c
 done
 check "screenshot saved, the window painted ($colours colours)" test "$colours" -gt 64
 check "no 'Unsupported JavaFX configuration' warning" sh -c "! grep -q 'Unsupported JavaFX' '$OUT/window.log' '$OUT/headless.log'"
+check "no JVM warnings (native access, Unsafe, AOT cache)" sh -c \
+  "! grep -Eq '^WARNING: (A restricted method|A terminally deprecated method)|\\]\\[(warning|error) *\\]\\[(aot|cds)' '$OUT/window.log' '$OUT/headless.log'"
 check "no JavaFX native library unpacked into the home directory" sh -c "! ls -d ~/.openjfx/cache/*/libglass* 2>/dev/null | grep -q ."
 kill -TERM "$WINDOW"
 wait "$WINDOW" 2>/dev/null || true

@@ -177,6 +177,9 @@ public final class Build {
     step("runtime");
 
     List<String> javaOptions = new ArrayList<>(JavaRuntime.javafxAccessOptions(input, javafxJars));
+    if (JavaRuntime.feature(jdk) >= 24) {
+      javaOptions.addAll(LauncherOptions.JDK24);
+    }
     if (aot) {
       javaOptions.addAll(LauncherOptions.AOT);
     } else if (cds) {

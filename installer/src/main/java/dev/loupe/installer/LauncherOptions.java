@@ -23,6 +23,15 @@ public final class LauncherOptions {
       "-XX:-AOTAdapterCaching", "-Xlog:aot=off", "-Xlog:aot+codecache=off");
 
   /**
+   * For a runtime of JDK 24 or newer: native code and {@code sun.misc.Unsafe} allowed without the warnings
+   * those JDKs print at every start (JEP 472, JEP 498): Netty, BoringSSL, SQLite, brotli and zstd load
+   * native libraries from the class path, JavaFX from its module, and JavaFX's Marlin renderer allocates
+   * with {@code Unsafe}. JDK 17 does not know {@code --sun-misc-unsafe-memory-access}.
+   */
+  public static final List<String> JDK24 = List.of("--enable-native-access=ALL-UNNAMED,javafx.graphics",
+      "--sun-misc-unsafe-memory-access=allow");
+
+  /**
    * The modification time the package's jars and runtime image carry (seconds since the epoch): the
    * ahead-of-time cache records them and is refused when they differ, so the build sets them before the
    * training run and {@code loupe-cds.sh} sets them again where the package installs them.
