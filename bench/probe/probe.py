@@ -531,6 +531,8 @@ http {{
         env = None
         if b:
             argv += shlex.split(a.loupe_b_args)
+            if a.loupe_b_lines:
+                argv.remove("-q")  # the per-flow line on (into the probe's log file for this system)
             if a.loupe_b_window:
                 # the desktop window (live flow table, session autosave) on a virtual display: the same
                 # options, only without --headless; the window also prints no per-flow line with -q
@@ -1161,6 +1163,8 @@ class Probe:
         if a.loupe_b_jar:
             out.append("- loupe-b jar `%s` (built %s), args `%s`" % (
                 a.loupe_b_jar, jar_time(a.loupe_b_jar), a.loupe_b_args))
+        if a.loupe_b_lines:
+            out.append("- loupe-b: prints its per-flow line (no `-q`), into its log file")
         if a.loupe_b_window:
             out.append("- loupe-b: the desktop window under Xvfb (flow table live), args `%s`" % a.loupe_b_args)
         out.append("- Date: %s → %s (%.1f min)" % (
@@ -1454,6 +1458,9 @@ def main(argv):
     ap.add_argument("--loupe-b-args", default="",
                     help="options of the second Loupe measured as system loupe-b (on top of --loupe-args), e.g."
                          " '--plugin plugins/flow-log/target/loupe-plugin-flow-log.jar --set flow-log.path=/dev/null'")
+    ap.add_argument("--loupe-b-lines", action="store_true",
+                    help="the loupe-b system prints its per-flow line (no -q; stdout goes to its log file):"
+                         " line on vs quiet in one run (issue 19)")
     ap.add_argument("--loupe-b-window", action="store_true",
                     help="run the loupe-b system as the desktop window (flow table live, under Xvfb) instead of"
                          " headless: window vs headless in one run (issue 19)")
