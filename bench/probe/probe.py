@@ -540,13 +540,21 @@ http {{
         elif arm.mode == "tunnel":
             argv += ["--ignore-hosts", r"^127\.0\.0\.1(:\d+)?$"]
         argv += a.loupe_args.split()
+        env = None
         if b:
             argv += shlex.split(a.loupe_b_args)
+            if a.loupe_b_lines:
+                argv.remove("-q")  # the per-flow line on (into the probe's log file for this system)
+            if a.loupe_b_window:
+                # the desktop window (live flow table, session autosave) on a virtual display: the same
+                # options, only without --headless; the window also prints no per-flow line with -q
+                argv.remove("--headless")
+                env = dict(os.environ, DISPLAY=self.window_display())
         if full:
             rules = self.w / "full-tier-rules.json"
             rules.write_text(FULL_TIER_RULES)
             argv += ["--rules", str(rules)]
-        p = self.start(name + "-" + arm.name, argv, self.pin.get("proxy"))
+        p = self.start(name + "-" + arm.name, argv, self.pin.get("proxy"), env=env)
         if not wait:
             return p
         self.wait_up(p, arm, port)
@@ -617,6 +625,21 @@ https://127.0.0.1:{self.CADDY} {{
         if wait:
             self.wait_up(p, arm, self.MITM)
         return p
+
+    def window_display(self):
+        """A virtual X display (Xvfb) for --loupe-b-window, started once and stopped with the rest."""
+        if getattr(self, "xvfb_display", None) is None:
+            for n in range(90, 120):
+                if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
+                    break
+            self.start("xvfb", ["Xvfb", ":%d" % n, "-screen", "0", "1400x900x24", "-nolisten", "tcp"])
+            deadline = time.time() + 20
+            while not os.path.exists("/tmp/.X11-unix/X%d" % n):
+                if time.time() > deadline:
+                    die("Xvfb :%d did not start (log: %s/xvfb.log)" % (n, self.logs))
+                time.sleep(0.1)
+            self.xvfb_display = ":%d" % n
+        return self.xvfb_display
 
     def start(self, name, argv, cpus=None, env=None):
         p = Proc(name, [str(x) for x in argv], self.logs, cpus, env)
@@ -1302,6 +1325,10 @@ class Probe:
         if a.loupe_b_jar:
             out.append("- loupe-b jar `%s` (built %s), args `%s`" % (
                 a.loupe_b_jar, jar_time(a.loupe_b_jar), a.loupe_b_args))
+        if a.loupe_b_lines:
+            out.append("- loupe-b: prints its per-flow line (no `-q`), into its log file")
+        if a.loupe_b_window:
+            out.append("- loupe-b: the desktop window under Xvfb (flow table live), args `%s`" % a.loupe_b_args)
         out.append("- Date: %s → %s (%.1f min)" % (
             datetime.datetime.fromtimestamp(self.t_start).isoformat(timespec="seconds"),
             datetime.datetime.fromtimestamp(self.t_end).isoformat(timespec="seconds"),
@@ -1604,6 +1631,12 @@ def main(argv):
     ap.add_argument("--loupe-b-args", default="",
                     help="options of the second Loupe measured as system loupe-b (on top of --loupe-args), e.g."
                          " '--plugin plugins/flow-log/target/loupe-plugin-flow-log.jar --set flow-log.path=/dev/null'")
+    ap.add_argument("--loupe-b-lines", action="store_true",
+                    help="the loupe-b system prints its per-flow line (no -q; stdout goes to its log file):"
+                         " line on vs quiet in one run (issue 19)")
+    ap.add_argument("--loupe-b-window", action="store_true",
+                    help="run the loupe-b system as the desktop window (flow table live, under Xvfb) instead of"
+                         " headless: window vs headless in one run (issue 19)")
     ap.add_argument("--loupe-b-jar", default="",
                     help="jar of the loupe-b system (default: --loupe-jar), e.g. an older build for an"
                          " old-vs-new A/B in one run (its ÷ loupe column is then old ÷ new)")

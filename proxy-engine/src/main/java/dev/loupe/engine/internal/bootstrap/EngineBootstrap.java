@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -74,6 +75,7 @@ public final class EngineBootstrap implements EngineRuntime {
     }
   }
 
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final EngineConfig config;
   private final RecordingStore store;
   private final AccessLog accessLog;
@@ -271,6 +273,9 @@ public final class EngineBootstrap implements EngineRuntime {
 
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return; // closed already (a shutdown hook after an explicit close): the loops are gone
+    }
     if (quic != null) {
       quic.close(); // GOAWAY + CONNECTION_CLOSE (H3_NO_ERROR) to every HTTP/3 client
     }
