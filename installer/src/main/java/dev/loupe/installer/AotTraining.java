@@ -52,7 +52,10 @@ final class AotTraining {
 
   private AotTraining() {}
 
-  /** Sets the modification time of the image's jars and its runtime's {@code lib/modules} to {@link LauncherOptions#AOT_MTIME}. */
+  /**
+   * Sets the modification time of the image's jars and its runtime's {@code lib/modules} to
+   * {@link LauncherOptions#AOT_MTIME}.
+   */
   static void fixTimes(Path image) throws IOException {
     FileTime t = FileTime.from(LauncherOptions.AOT_MTIME, TimeUnit.SECONDS);
     for (String jar : JavaRuntime.jars(image.resolve("lib/app"))) {
@@ -169,7 +172,8 @@ final class AotTraining {
       String https = "https://127.0.0.1:" + tls.getAddress().getPort();
       List<HttpRequest> requests = List.of(
           HttpRequest.newBuilder(URI.create(http + "/get")).build(),
-          HttpRequest.newBuilder(URI.create(http + "/post")).POST(HttpRequest.BodyPublishers.ofString("a=1&b=2")).build(),
+          HttpRequest.newBuilder(URI.create(http + "/post"))
+              .POST(HttpRequest.BodyPublishers.ofString("a=1&b=2")).build(),
           HttpRequest.newBuilder(URI.create(https + "/get")).build());
       AtomicInteger ok = new AtomicInteger();
       AtomicInteger failed = new AtomicInteger();
@@ -179,7 +183,8 @@ final class AotTraining {
         if (i < CONCURRENCY - 2) {
           boolean secure = i % 2 == 1;
           InetSocketAddress origin = secure ? tls.getAddress() : plain.getAddress();
-          running.add(clients.submit(() -> rawClient(proxy, origin, secure ? trustLoupe : null, end.get(), ok, failed)));
+          SSLContext rawTls = secure ? trustLoupe : null;
+          running.add(clients.submit(() -> rawClient(proxy, origin, rawTls, end.get(), ok, failed)));
           continue;
         }
         HttpClient client = i % 2 == 0 ? h1 : h2;
@@ -292,7 +297,10 @@ final class AotTraining {
     return status;
   }
 
-  /** The TLS origin's key and self-signed certificate, made with the build JDK's keytool (Loupe runs with --insecure). */
+  /**
+   * The TLS origin's key and self-signed certificate, made with the build JDK's keytool (the training
+   * launch runs with {@code --insecure}).
+   */
   private static SSLContext originContext(Path work) throws IOException, InterruptedException {
     Path store = work.resolve("origin.p12");
     Files.deleteIfExists(store);

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Picking the packaged runtime's JDK, reading the launcher's .cfg for the AOT training launch, the cache's file times. */
+/**
+ * Picking the packaged runtime's JDK, reading the launcher's .cfg for the AOT training launch, the cache's
+ * file times.
+ */
 @Timeout(30)
 class AotRuntimeTest {
   private static Path jdk(Path dir, String name, String version, boolean jlink) throws IOException {
