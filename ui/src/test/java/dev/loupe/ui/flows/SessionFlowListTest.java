@@ -294,6 +294,50 @@ class SessionFlowListTest {
   }
 
   @Test
+  void aStateStillPendingWhenItsRowIsSweptMovesThatRowAndAddsNoOther() throws Exception {
+    // the flow ends, the session writes it and the store lets it go before the UI's batch with its end is applied:
+    // the sweep takes its row (a stored one now), then that batch comes; sorted by status, the row must move, not
+    // be shown twice
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("race.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      vm.sort(SortKey.STATUS, true);
+      fx.runAll();
+      RecordedFlow x = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
+      x.timings().requestStart(1);
+      x.request(new RequestHead("GET", "https", "x.example", 443, "/x", "HTTP/1.1", Headers.EMPTY));
+      store.add(x);
+      for (int b = 1; b < FlowListViewModel.SWEEP_EVERY; b++) { // the batch after these sweeps
+        record(store, b, "GET", 200, "b");
+        pulse(vm, fx);
+      }
+      record(store, 100, "GET", 200, "b");
+      assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
+      vm.postBatch(); // posted, not applied yet
+      x.response(new ResponseHead(504, "", "HTTP/1.1", Headers.EMPTY));
+      x.timings().responseEnd(2);
+      x.complete();
+      store.completed(x);
+      for (int i = 0; i < 1200; i++) {
+        record(store, 1000 + i, "GET", 200, "b");
+      }
+      session.flush();
+      assertThat(store.get(x.id())).isNull();
+      fx.runAll(); // the posted batch, and its sweep
+      assertThat(vm.liveRows()).isLessThanOrEqualTo(store.size());
+      pulse(vm, fx); // x's end
+
+      assertThat(vm.visibleRows()).hasSize(1 + FlowListViewModel.SWEEP_EVERY + 1200);
+      assertThat(vm.visibleRows().stream().mapToLong(FlowRow::id).distinct().count()).as("each flow once")
+          .isEqualTo(vm.visibleRows().size());
+      assertThat(vm.visibleRows().get(0).id()).isEqualTo(x.id());
+      assertThat(vm.visibleRows().get(0).status()).isEqualTo(504);
+    }
+  }
+
+  @Test
   void storedRowsShowTheirClientWithoutLoadingTheFlow() throws Exception {
     // the Client column read the whole flow back from the file for every stored row it showed
     RecordingStore store = new RecordingStore();
