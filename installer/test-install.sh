@@ -81,14 +81,26 @@ check "bin/Loupe --version" sh -c "'$IMAGE/bin/Loupe' --version | grep -q '^Loup
 check "JavaFX natives are the runtime's libraries" test -f "$IMAGE/lib/runtime/lib/libglassgtk3.so"
 check "no other platform's natives in lib/app" sh -c "! ls '$IMAGE/lib/app' | grep -E 'osx|windows|aarch'"
 check "no JDK tools but java in the runtime" sh -c "[ \"\$(ls '$IMAGE/lib/runtime/bin')\" = java ]"
-check "its own class-data-sharing archive is used" sh -c \
-  "JAVA_TOOL_OPTIONS=-Xshare:on '$IMAGE/bin/Loupe' --version 2>&1 | grep -q '^Loupe '"
+# A runtime of JDK 25+ carries an ahead-of-time cache made at build time; an older one a class list for a
+# CDS archive made at install time (Build, AotTraining, loupe-cds.sh).
+if [[ -f $IMAGE/lib/app/loupe.aot ]]; then
+  AOT=true
+  check "runtime is JDK 25 or newer" sh -c "grep -Eq '^JAVA_VERSION=\"(2[5-9]|[3-9][0-9])' '$IMAGE/lib/runtime/release'"
+  check "its ahead-of-time cache is used (-XX:AOTMode=on would fail otherwise)" sh -c \
+    "JAVA_TOOL_OPTIONS=-XX:AOTMode=on '$IMAGE/bin/Loupe' --version 2>&1 | grep -q '^Loupe '"
+  check "--version prints nothing but the version" sh -c "[ \"\$('$IMAGE/bin/Loupe' --version 2>&1)\" = \"\$('$IMAGE/bin/Loupe' --version 2>&1 | grep '^Loupe ')\" ]"
+else
+  AOT=false
+  check "its own class-data-sharing archive is used" sh -c \
+    "JAVA_TOOL_OPTIONS=-Xshare:on '$IMAGE/bin/Loupe' --version 2>&1 | grep -q '^Loupe '"
+fi
 
 say "rpm contents"
 rpm -qlp "$RPM" >"$OUT/rpm-files.txt" 2>/dev/null
 rpm -qp --scripts "$RPM" >"$OUT/rpm-scripts.txt" 2>/dev/null
 rpm -qpR "$RPM" >"$OUT/rpm-requires.txt" 2>/dev/null
-for f in /opt/loupe/bin/Loupe /opt/loupe/lib/app/loupe.1.gz /opt/loupe/lib/app/loupe.classlist \
+if $AOT; then startup=/opt/loupe/lib/app/loupe.aot; else startup=/opt/loupe/lib/app/loupe.classlist; fi
+for f in /opt/loupe/bin/Loupe /opt/loupe/lib/app/loupe.1.gz $startup \
   /opt/loupe/lib/runtime/lib/libglass.so /opt/loupe/lib/app/loupe-integration.sh /opt/loupe/lib/Loupe.png; do
   check "rpm holds $f" grep -qx "$f" "$OUT/rpm-files.txt"
 done
@@ -122,9 +134,15 @@ check "desktop entry's icon exists" sh -c "test -f \"\$(sed -n 's/^Icon=//p' /us
 check ".har and .loupe open in Loupe (MIME types in the desktop entry)" sh -c \
   "grep -q 'MimeType=.*application/x-har' /usr/share/applications/loupe-*.desktop && grep -q 'application/x-loupe-session' /usr/share/applications/loupe-*.desktop"
 check "the .har glob is registered" sh -c "grep -rqs '\\*\\.har' /usr/share/mime/packages/"
-check "CDS archive made at install time" test -s /opt/loupe/lib/app/loupe.jsa
-check "the launcher maps it (-Xshare:on would fail otherwise)" sh -c \
-  "JAVA_TOOL_OPTIONS=-Xshare:on loupe --version 2>&1 | grep -q '^Loupe '"
+if $AOT; then
+  check "ahead-of-time cache installed" test -s /opt/loupe/lib/app/loupe.aot
+  check "the launcher maps it (-XX:AOTMode=on would fail otherwise)" sh -c \
+    "JAVA_TOOL_OPTIONS=-XX:AOTMode=on loupe --version 2>&1 | grep -q '^Loupe '"
+else
+  check "CDS archive made at install time" test -s /opt/loupe/lib/app/loupe.jsa
+  check "the launcher maps it (-Xshare:on would fail otherwise)" sh -c \
+    "JAVA_TOOL_OPTIONS=-Xshare:on loupe --version 2>&1 | grep -q '^Loupe '"
+fi
 grep -h '^Depends' "$OUT/deb-control.txt" | sed 's/^/   /'
 
 say "headless: curl through loupe, HTTPS intercepted, HAR written"
@@ -198,6 +216,8 @@ for _ in $(seq 1 30); do # until it has painted: a blank screen has one or two c
 done
 check "screenshot saved, the window painted ($colours colours)" test "$colours" -gt 64
 check "no 'Unsupported JavaFX configuration' warning" sh -c "! grep -q 'Unsupported JavaFX' '$OUT/window.log' '$OUT/headless.log'"
+check "no JVM warnings (native access, Unsafe, AOT cache)" sh -c \
+  "! grep -Eq '^WARNING: (A restricted method|A terminally deprecated method)|\\]\\[(warning|error) *\\]\\[(aot|cds)' '$OUT/window.log' '$OUT/headless.log'"
 check "no JavaFX native library unpacked into the home directory" sh -c "! ls -d ~/.openjfx/cache/*/libglass* 2>/dev/null | grep -q ."
 kill -TERM "$WINDOW"
 wait "$WINDOW" 2>/dev/null || true

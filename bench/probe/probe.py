@@ -343,6 +343,9 @@ class Sampler(threading.Thread):
         peak = 0
         end = self.t0 + self.warm + self.dur
         while True:
+            # processes started inside the window count from zero (a freshly launched nginx forks its
+            # workers after its port already accepts: --first-seconds)
+            pids = sorted(set(pids) | set(proc_tree(self.pid)))
             peak = max(peak, sum(status_kib(p, "VmRSS") for p in pids))
             if self.stop_ev.wait(min(0.1, max(0.0, end - time.time()))) or time.time() >= end:
                 break
@@ -471,7 +474,7 @@ http {{
         if r.stdout != "hello, world\n":
             die("origin POST /post answered %r" % r.stdout)
 
-    def start_nginx_rp(self):
+    def start_nginx_rp(self, wait=True):
         d = self.w / "nginx-rp"
         (d / "tmp").mkdir(parents=True, exist_ok=True)
         up = """
@@ -505,7 +508,8 @@ http {{
         (d / "nginx.conf").write_text(conf)
         p = self.start("nginx", [self.nginx_bin, "-p", str(d), "-c", str(d / "nginx.conf"),
                                  "-g", "daemon off;"], self.pin.get("proxy"))
-        self.wait_ready(p, "https://127.0.0.1:%d/13" % self.N_TLS)
+        if wait:
+            self.wait_ready(p, "https://127.0.0.1:%d/13" % self.N_TLS)
         return p
 
     def origin_port(self, arm, proto):
@@ -513,13 +517,21 @@ http {{
             return self.O_TLS1 if proto == "h1" else self.O_TLS
         return self.O_CLR if proto == "h1" else self.O_H2C
 
-    def start_loupe(self, arm, full=False, b=False):
+    def loupe_command(self, b=False):
+        """How a Loupe system is launched: --loupe-cmd / --loupe-b-cmd (e.g. the packaged launcher,
+        installer/target/app-image/Loupe/bin/Loupe), else java LOUPE_JAVA_OPTS -jar JAR."""
+        a = self.args
+        cmd = a.loupe_b_cmd if b else a.loupe_cmd
+        if cmd:
+            return shlex.split(cmd)
+        return ["java"] + a.loupe_java_opts.split() + ["-jar", (a.loupe_b_jar or a.loupe_jar) if b else a.loupe_jar]
+
+    def start_loupe(self, arm, full=False, b=False, wait=True):
         a = self.args
         confdir = self.w / ("loupe-b-conf" if b else "loupe-conf")
         port = self.LOUPE_FULL if full else self.LOUPE_B if b else self.LOUPE
         name = "loupe-full" if full else "loupe-b" if b else "loupe"
-        argv = ["java"] + a.loupe_java_opts.split() + [
-            "-jar", (a.loupe_b_jar or a.loupe_jar) if b else a.loupe_jar, "--headless", "-q",
+        argv = self.loupe_command(b) + ["--headless", "-q",
             "--listen", "127.0.0.1:%d" % port,
             "--confdir", str(confdir), "--trust-ca", str(self.ca),
             "--upstream-protocol", arm.origin]
@@ -528,13 +540,23 @@ http {{
         elif arm.mode == "tunnel":
             argv += ["--ignore-hosts", r"^127\.0\.0\.1(:\d+)?$"]
         argv += a.loupe_args.split()
+        env = None
         if b:
             argv += shlex.split(a.loupe_b_args)
+            if a.loupe_b_lines:
+                argv.remove("-q")  # the per-flow line on (into the probe's log file for this system)
+            if a.loupe_b_window:
+                # the desktop window (live flow table, session autosave) on a virtual display: the same
+                # options, only without --headless; the window also prints no per-flow line with -q
+                argv.remove("--headless")
+                env = dict(os.environ, DISPLAY=self.window_display())
         if full:
             rules = self.w / "full-tier-rules.json"
             rules.write_text(FULL_TIER_RULES)
             argv += ["--rules", str(rules)]
-        p = self.start(name + "-" + arm.name, argv, self.pin.get("proxy"))
+        p = self.start(name + "-" + arm.name, argv, self.pin.get("proxy"), env=env)
+        if not wait:
+            return p
         self.wait_up(p, arm, port)
         if arm.client == "h3":
             # the CA that mints the HTTP/3 listener's certificates (LoadGen checks it and the host)
@@ -547,7 +569,7 @@ http {{
             self.h3_ca[name] = path
         return p
 
-    def start_caddy(self, arm):
+    def start_caddy(self, arm, wait=True):
         """Caddy as an HTTP/3 reverse proxy (it also serves h1/h2 over TCP on the same port, used
         for the readiness check) with the probe's leaf certificate, to the same origin as Loupe:
         TLS, origin CA trusted, host checked, keep-alive pool as large as the nginx peer's."""
@@ -583,11 +605,12 @@ https://127.0.0.1:{self.CADDY} {{
         env = dict(os.environ, XDG_DATA_HOME=str(d / "xdg"), XDG_CONFIG_HOME=str(d / "xdg"), HOME=str(d))
         p = self.start("caddy-" + arm.name, ["caddy", "run", "--config", d / "Caddyfile", "--adapter",
                                              "caddyfile"], self.pin.get("proxy"), env=env)
-        self.wait_up(p, arm, self.CADDY)
+        if wait:
+            self.wait_up(p, arm, self.CADDY)
         self.h3_ca["caddy"] = str(self.ca)
         return p
 
-    def start_mitmdump(self, arm):
+    def start_mitmdump(self, arm, wait=True):
         argv = ["mitmdump", "--listen-host", "127.0.0.1", "--listen-port", str(self.MITM),
                 "--set", "confdir=%s" % (self.w / "mitm"), "-q", "--set", "flow_detail=0",
                 "--set", "ssl_verify_upstream_trusted_ca=%s" % self.ca]
@@ -599,8 +622,24 @@ https://127.0.0.1:{self.CADDY} {{
             if arm.mode == "tunnel":
                 argv += ["--ignore-hosts", r"^127\.0\.0\.1(:\d+)?$"]
         p = self.start("mitmdump-" + arm.name, argv, self.pin.get("proxy"))
-        self.wait_up(p, arm, self.MITM)
+        if wait:
+            self.wait_up(p, arm, self.MITM)
         return p
+
+    def window_display(self):
+        """A virtual X display (Xvfb) for --loupe-b-window, started once and stopped with the rest."""
+        if getattr(self, "xvfb_display", None) is None:
+            for n in range(90, 120):
+                if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
+                    break
+            self.start("xvfb", ["Xvfb", ":%d" % n, "-screen", "0", "1400x900x24", "-nolisten", "tcp"])
+            deadline = time.time() + 20
+            while not os.path.exists("/tmp/.X11-unix/X%d" % n):
+                if time.time() > deadline:
+                    die("Xvfb :%d did not start (log: %s/xvfb.log)" % (n, self.logs))
+                time.sleep(0.1)
+            self.xvfb_display = ":%d" % n
+        return self.xvfb_display
 
     def start(self, name, argv, cpus=None, env=None):
         p = Proc(name, [str(x) for x in argv], self.logs, cpus, env)
@@ -613,6 +652,26 @@ https://127.0.0.1:{self.CADDY} {{
         else:
             self.wait_ready(p, "%s://127.0.0.1:%d/13" % (arm.scheme, self.origin_port(arm, arm.origin)),
                             proxy="http://127.0.0.1:%d" % port)
+
+    def wait_accepts(self, p, port, timeout=120):
+        """Waits until 127.0.0.1:port accepts a TCP connection (polled every 5 ms; no request is
+        sent, so the first request the proxy sees is the load's). Returns that moment (time.time())."""
+        deadline = time.time() + timeout
+        while True:
+            s = socket.socket()
+            try:
+                s.settimeout(0.5)
+                s.connect(("127.0.0.1", port))
+                return time.time()
+            except OSError:
+                pass
+            finally:
+                s.close()
+            if not p.alive():
+                die("%s exited before it listened (log: %s/%s.log)" % (p.name, self.logs, p.name))
+            if time.time() > deadline:
+                die("%s not listening after %d s" % (p.name, timeout))
+            time.sleep(0.005)
 
     def wait_ready(self, p, url, proxy=None, timeout=90):
         deadline = time.time() + timeout
@@ -716,6 +775,8 @@ def run_h2load(env, url, proto, conc, body, warm, dur, tag, cpus):
         rows = [r for r in rows if lo <= r[0] < lo + dur * 1e6]
     ok = sorted(r[2] / 1000.0 for r in rows if 200 <= r[1] < 300)
     bad = sum(1 for r in rows if not 200 <= r[1] < 300)
+    # for --first-seconds: when each successful request started and ended (epoch microseconds)
+    res["ok_times"] = [(r[0], r[0] + r[2]) for r in rows if 200 <= r[1] < 300]
     mr = re.search(r"finished in [\d.]+m?s, ([\d.]+) req/s", text)
     res["rps"] = len(ok) / dur if rows else (float(mr.group(1)) if mr else 0.0)
     res["requests"] = len(ok)
@@ -822,7 +883,7 @@ CSV_FIELDS = ["run", "arm", "mode", "tls", "client", "origin", "system", "genera
               "method", "payload_bytes", "conc", "streams", "rep", "order", "duration_s",
               "requests", "rps", "mbps", "p50_ms", "p99_ms", "max_ms", "errors", "error_rate",
               "error_detail", "proxy_cpu_pct", "proxy_rss_mib", "load1", "started", "gen_cpu_pct",
-              "alloc_kib_per_req"]
+              "alloc_kib_per_req", "first_s", "startup_ms", "rps_from_launch", "rps_per_s"]
 
 
 class Probe:
@@ -859,7 +920,11 @@ class Probe:
         forced = self.args.gen
         return gen if forced == "auto" else forced
 
-    def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True, gen=None):
+    def step(self, env, arm, system, proc, body, conc, rep, order, warm, dur, record=True, gen=None,
+             first=None):
+        """One load run against one system. first: (launch time, listening time) when the system was
+        started fresh for this step (--first-seconds): the row then also gets the start-up time,
+        req/s counted from the launch, and req/s in each second of the window."""
         a = self.args
         base, proxy, auto_gen = self.target_for(env, arm, system)
         gen = gen or (auto_gen if arm.client == "h3" else self.gen_for(auto_gen))
@@ -913,7 +978,22 @@ class Probe:
                    proxy_rss_mib=round(sampler.rss_mib, 1) if sampler else "",
                    load1=round(load1, 2), started=datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
                    gen_cpu_pct=round(gen_sampler.cpu_pct, 1) if gen_sampler else "",
-                   alloc_kib_per_req=alloc_kb)
+                   alloc_kib_per_req=alloc_kb, first_s="", startup_ms="", rps_from_launch="", rps_per_s="")
+        if first:
+            t_launch, t_listen = first
+            row["first_s"] = dur
+            row["startup_ms"] = round((t_listen - t_launch) * 1000)
+            times = res.get("ok_times")
+            if times is not None:  # h2load: per-request times; LoadGen reports totals only
+                end_launch = (t_launch + dur) * 1e6
+                row["rps_from_launch"] = round(sum(1 for _, e in times if e <= end_launch) / dur, 1)
+                lo = min((st for st, _ in times), default=0)
+                per = [0] * max(1, int(round(dur)))
+                for st, _ in times:
+                    i = int((st - lo) // 1e6)
+                    if 0 <= i < len(per):
+                        per[i] += 1
+                row["rps_per_s"] = "/".join(str(x) for x in per)
         self.rows.append(row)
         self.writer.writerow(row)
         self.csvf.flush()
@@ -951,10 +1031,13 @@ class Probe:
             log("origin nginx: TLS h1+h2 :%d, TLS h1 :%d, clear h1 :%d, h2c :%d; work dir %s" % (
                 env.O_TLS, env.O_TLS1, env.O_CLR, env.O_H2C, work))
             nginx = None
-            if not a.validate and any("nginx" in self.systems(arm) for arm in a.arm_list):
+            if not a.validate and not a.first_seconds and any("nginx" in self.systems(arm) for arm in a.arm_list):
                 nginx = env.start_nginx_rp()
             if a.validate:
                 self.run_validate(env)
+            elif a.first_seconds:
+                for arm in a.arm_list:
+                    self.run_first(env, arm)
             else:
                 for arm in a.arm_list:
                     self.run_arm(env, arm, nginx)
@@ -971,6 +1054,10 @@ class Probe:
             if self.rows and a.validate:
                 self.md_path.write_text(self.header(interrupted) + "\n" + self.validate_summary())
                 log("validation:\n" + self.validate_summary())
+            elif self.rows and a.first_seconds:
+                self.md_path.write_text(self.header(interrupted) + "\n" + self.first_summary())
+                log("first seconds:\n" + self.first_summary())
+                log("results: %s and %s" % (self.csv_path, self.md_path))
             elif self.rows:
                 self.md_path.write_text(self.summary(interrupted))
                 log("results: %s and %s" % (self.csv_path, self.md_path))
@@ -979,6 +1066,100 @@ class Probe:
             else:
                 shutil.rmtree(work, ignore_errors=True)
         return 130 if interrupted else 0
+
+    def run_first(self, env, arm):
+        """--first-seconds N: each system is launched fresh for each step, the load starts the
+        moment its port accepts a TCP connection (no readiness request, no warm-up), and the first
+        N seconds are measured. Reps alternate the system order (A B B A)."""
+        a = self.args
+        systems = [s for s in self.systems(arm) if s not in ("direct", "loupe-full")]
+        log("first %g s after launch, arm %s: systems %s, bodies %s, conc %s, %d reps" % (
+            a.first_seconds, arm.name, " ".join(systems), " ".join(arm.bodies), a.conc_list, a.reps))
+        ports = {"nginx": None, "loupe": env.LOUPE, "loupe-b": env.LOUPE_B, "mitmdump": env.MITM,
+                 "caddy": env.CADDY}
+        for body in arm.bodies:
+            for conc in a.conc_list:
+                for rep in range(1, a.reps + 1):
+                    order = systems if rep % 2 == 1 else list(reversed(systems))
+                    for i, s in enumerate(order):
+                        t_launch = time.time()
+                        if s == "nginx":
+                            p = env.start_nginx_rp(wait=False)
+                            port = {"tls": env.N_TLS, "clear": env.N_H2C if arm.client == "h2" else env.N_CLR}[arm.tls]
+                        elif s in ("loupe", "loupe-b"):
+                            p = env.start_loupe(arm, b=(s == "loupe-b"), wait=False)
+                            port = ports[s]
+                        elif s == "mitmdump":
+                            p = env.start_mitmdump(arm, wait=False)
+                            port = ports[s]
+                        else:
+                            p = env.start_caddy(arm, wait=False)
+                            port = ports[s]
+                        try:
+                            t_listen = env.wait_accepts(p, port)
+                            self.step(env, arm, s, p, body, conc, rep, i + 1, 0, a.first_seconds,
+                                      first=(t_launch, t_listen))
+                        finally:
+                            env.stop(p)
+
+    def first_summary(self):
+        """The --first-seconds table: medians over reps of each system's first N seconds."""
+        a = self.args
+        rows = [r for r in self.rows if r.get("first_s") not in ("", None)]
+        if not rows:
+            return ""
+        n = float(rows[0]["first_s"])
+
+        def med(vals):
+            vals = [float(v) for v in vals if v not in ("", None)]
+            return statistics.median(vals) if vals else float("nan")
+
+        def f(x, fmt="%.0f"):
+            return "–" if x != x else fmt % x
+
+        out = ["## First %g s after launch (each system started fresh per step)\n" % n,
+               "Load starts the moment the port accepts a TCP connection; nothing warms the system first. "
+               "*from listening*: successful requests started in the first %g s of load ÷ %g; *from launch*: "
+               "requests finished by launch + %g s ÷ %g (start-up time counts against it). Per-second column: "
+               "medians over reps of the requests started in each second of the load. Target (issue 19): "
+               "Loupe ≥ 0.8× nginx.\n" % (n, n, n, n),
+               "| arm | body | c | system | launch → listening ms | req/s from listening | ÷ nginx | "
+               "req/s from launch | ÷ nginx | req/s per second | CPU % | CPU µs per request | ÷ nginx | peak RSS MiB | "
+               "per rep (from listening) |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        keys = []
+        for r in rows:
+            k = (r["arm"], r["body"], int(r["conc"]), r["system"])
+            if k not in keys:
+                keys.append(k)
+        agg = {}
+        for k in keys:
+            rs = [r for r in rows if (r["arm"], r["body"], int(r["conc"]), r["system"]) == k]
+            per_s = [[float(x) for x in str(r["rps_per_s"]).split("/")] for r in rs if r.get("rps_per_s")]
+            series = [statistics.median(col) for col in zip(*per_s)] if per_s else []
+            agg[k] = dict(startup=med(r["startup_ms"] for r in rs), rps=med(r["rps"] for r in rs),
+                          launch=med(r["rps_from_launch"] for r in rs), series=series,
+                          cpu=med(r["proxy_cpu_pct"] for r in rs),
+                          # CPU per request: robust to a loaded machine, unlike req/s (the proxy's CPU
+                          # over the window ÷ the requests it served in it; median over reps)
+                          cpu_us=med(float(r["proxy_cpu_pct"]) * 1e4 / float(r["rps"]) for r in rs
+                                     if r["proxy_cpu_pct"] != "" and float(r["rps"]) > 0),
+                          rss=max([float(r["proxy_rss_mib"]) for r in rs if r["proxy_rss_mib"] != ""] or [float("nan")]),
+                          per_rep=[float(r["rps"]) for r in rs])
+        for k in keys:
+            g = agg[k]
+            ng = agg.get((k[0], k[1], k[2], "nginx"))
+            r1 = g["rps"] / ng["rps"] if ng and ng["rps"] else float("nan")
+            r2 = g["launch"] / ng["launch"] if ng and ng["launch"] else float("nan")
+            r3 = g["cpu_us"] / ng["cpu_us"] if ng and ng["cpu_us"] else float("nan")
+            out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                k[0], k[1], k[2], k[3], f(g["startup"]), f(g["rps"]),
+                ("**%.2f×**" % r1) if k[3] != "nginx" and r1 == r1 else "–", f(g["launch"]),
+                ("%.2f×" % r2) if k[3] != "nginx" and r2 == r2 else "–",
+                " ".join("%.0f" % x for x in g["series"]) or "–", f(g["cpu"]), f(g["cpu_us"]),
+                ("%.1f×" % r3) if k[3] != "nginx" and r3 == r3 else "–", f(g["rss"]),
+                " / ".join("%.0f" % x for x in g["per_rep"])))
+        return "\n".join(out) + "\n"
 
     def run_validate(self, env):
         """LoadGen against h2load on the arms both can run: direct TLS tiny GET, h2 and h1,
@@ -1137,9 +1318,17 @@ class Probe:
         out.append("- Loupe commit: `%s`%s; jar `%s` (built %s)" % (
             git_commit(), " (working tree has uncommitted changes)" if git_dirty() else "",
             a.loupe_jar, jar_time(a.loupe_jar)))
+        if getattr(a, "loupe_cmd", ""):
+            out.append("- loupe launched with `%s`" % a.loupe_cmd)
+        if getattr(a, "loupe_b_cmd", ""):
+            out.append("- loupe-b launched with `%s`" % a.loupe_b_cmd)
         if a.loupe_b_jar:
             out.append("- loupe-b jar `%s` (built %s), args `%s`" % (
                 a.loupe_b_jar, jar_time(a.loupe_b_jar), a.loupe_b_args))
+        if a.loupe_b_lines:
+            out.append("- loupe-b: prints its per-flow line (no `-q`), into its log file")
+        if a.loupe_b_window:
+            out.append("- loupe-b: the desktop window under Xvfb (flow table live), args `%s`" % a.loupe_b_args)
         out.append("- Date: %s → %s (%.1f min)" % (
             datetime.datetime.fromtimestamp(self.t_start).isoformat(timespec="seconds"),
             datetime.datetime.fromtimestamp(self.t_end).isoformat(timespec="seconds"),
@@ -1150,6 +1339,14 @@ class Probe:
                        min(float(r["load1"]) for r in rows), max(float(r["load1"]) for r in rows)))
         out.append("- Tools: %s" % tool_versions())
         out.append("- Command: `bench/probe/run %s`" % " ".join(a.argv))
+        if getattr(a, "first_seconds", 0) or any(r.get("first_s") for r in rows):
+            out.append("- Settings: first-seconds mode: each system launched fresh per step, load from the moment "
+                       "its port accepts, %d rep(s), order reversed every other rep (A B B A), medians; "
+                       "generator threads %d; Loupe JVM options `%s` (unless a launch command is given); "
+                       "origin nginx %d worker(s), nginx peer %s worker(s); pinning %s.\n" % (
+                           a.reps, a.gen_threads, a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
+                           a.nginx_workers, a.pin or "off"))
+            return "\n".join(out) + "\n"
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
                    "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
@@ -1392,7 +1589,10 @@ def summarize(a):
     p.t_start, p.t_end = min(starts), max(starts) + float(rows[-1]["duration_s"])
     p.machine_before = p.machine_after = machine_info()
     p.machine_before["load"] = p.machine_after["load"] = "(not recorded; per-step load below)"
-    p.md_path.write_text(p.summary(False))
+    if any(r.get("first_s") for r in rows):
+        p.md_path.write_text(p.header(False) + "\n" + p.first_summary())
+    else:
+        p.md_path.write_text(p.summary(False))
     log("wrote %s" % p.md_path)
     return 0
 
@@ -1431,9 +1631,23 @@ def main(argv):
     ap.add_argument("--loupe-b-args", default="",
                     help="options of the second Loupe measured as system loupe-b (on top of --loupe-args), e.g."
                          " '--plugin plugins/flow-log/target/loupe-plugin-flow-log.jar --set flow-log.path=/dev/null'")
+    ap.add_argument("--loupe-b-lines", action="store_true",
+                    help="the loupe-b system prints its per-flow line (no -q; stdout goes to its log file):"
+                         " line on vs quiet in one run (issue 19)")
+    ap.add_argument("--loupe-b-window", action="store_true",
+                    help="run the loupe-b system as the desktop window (flow table live, under Xvfb) instead of"
+                         " headless: window vs headless in one run (issue 19)")
     ap.add_argument("--loupe-b-jar", default="",
                     help="jar of the loupe-b system (default: --loupe-jar), e.g. an older build for an"
                          " old-vs-new A/B in one run (its ÷ loupe column is then old ÷ new)")
+    ap.add_argument("--loupe-cmd", default="",
+                    help="launch command of the loupe system instead of `java LOUPE_JAVA_OPTS -jar JAR`, e.g. "
+                         "the packaged launcher: installer/target/app-image/Loupe/bin/Loupe")
+    ap.add_argument("--loupe-b-cmd", default="", help="launch command of the loupe-b system (like --loupe-cmd)")
+    ap.add_argument("--first-seconds", type=float, default=0, metavar="N",
+                    help="instead of the warm steps: launch each system fresh per step and measure the first N s"
+                         " of load from the moment its port accepts (e.g. --first-seconds 10 --arms "
+                         "reverse-tls-h1h1:13 --conc 64 --systems nginx,loupe)")
     ap.add_argument("--loadgen-jar", default=str(REPO / "bench/target/loadgen.jar"))
     ap.add_argument("--loadgen-java-opts", default="-Xms256m -Xmx256m -XX:+UseParallelGC")
     ap.add_argument("--out", default=str(REPO / "bench/results"))
@@ -1466,7 +1680,7 @@ def main(argv):
         if s not in SYSTEMS:
             die("unknown system %r" % s)
     if any(s in ("loupe",) for arm in a.arm_list for s in arm.systems()) and \
-            (not a.systems or "loupe" in a.systems) and not os.path.isfile(a.loupe_jar):
+            (not a.systems or "loupe" in a.systems) and not a.loupe_cmd and not os.path.isfile(a.loupe_jar):
         die("Loupe jar not found: %s (set LOUPE_JAR)" % a.loupe_jar)
     needs_loadgen = a.gen == "loadgen" or any(arm.mode != "reverse" or arm.client == "h3" for arm in a.arm_list)
     if needs_loadgen and not os.path.isfile(a.loadgen_jar):

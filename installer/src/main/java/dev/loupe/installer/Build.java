@@ -24,8 +24,13 @@ import java.util.zip.GZIPOutputStream;
  *       class-data sharing ({@link CdsTraining}), then the packages ({@link JpackageArgs}).
  * </ol>
  *
+ * <p>The runtime is linked from the JDK {@link JavaRuntime#runtimeJdk} picks ({@code --runtime-jdk DIR} or
+ * {@code LOUPE_RUNTIME_JDK}; a JDK 25+ when one is installed, else the JDK running the build). With JDK 25
+ * or newer the Linux image carries an ahead-of-time cache made by a training launch here ({@link
+ * AotTraining}); with an older one, the class list for a CDS archive made at install time.
+ *
  * <p>Usage: {@code Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types T,...] [--no-cds]
- * [--reuse-image] [--java-options "..."]}.
+ * [--reuse-image] [--java-options "..."] [--runtime-jdk DIR]}.
  * Single-threaded.
  */
 public final class Build {
@@ -48,7 +53,7 @@ public final class Build {
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
       System.err.println("usage: Build INSTALLER_DIR [--jars-only] [--no-platform-jars] [--types app-image,deb,...]"
-          + " [--no-cds] [--reuse-image] [--java-options 'OPTIONS']");
+          + " [--no-cds] [--reuse-image] [--java-options 'OPTIONS'] [--runtime-jdk DIR]");
       System.exit(2);
     }
     Build b = new Build(Path.of(args[0]));
@@ -58,6 +63,7 @@ public final class Build {
     boolean platformJars = true;
     boolean cds = b.platform.os() == Platform.Os.LINUX;
     List<String> extraOptions = new ArrayList<>(LauncherOptions.DEFAULT);
+    String runtimeJdk = System.getenv("LOUPE_RUNTIME_JDK");
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
         case "--jars-only" -> jarsOnly = true;
@@ -66,6 +72,7 @@ public final class Build {
         case "--no-platform-jars" -> platformJars = false;
         case "--types" -> types = List.of(args[++i].split(","));
         case "--java-options" -> extraOptions = args[++i].isBlank() ? List.of() : List.of(args[i].split(" +"));
+        case "--runtime-jdk" -> runtimeJdk = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -81,7 +88,9 @@ public final class Build {
       step("platform jars");
     }
     if (!jarsOnly) {
-      b.packages(types, cds, extraOptions);
+      Path jdk = JavaRuntime.runtimeJdk(runtimeJdk, List.of(Path.of("/usr/lib/jvm")));
+      System.out.println("runtime JDK: " + jdk + " (" + JavaRuntime.feature(jdk) + ")");
+      b.packages(types, cds, extraOptions, jdk);
     }
     System.out.printf("installer/build: done in %.0f s; see %s%n", (System.nanoTime() - START) / 1e9, b.target);
   }
@@ -131,7 +140,8 @@ public final class Build {
     }
   }
 
-  private void packages(List<String> types, boolean cds, List<String> extraOptions) throws Exception {
+  private void packages(List<String> types, boolean cds, List<String> extraOptions, Path jdk) throws Exception {
+    boolean aot = cds && JavaRuntime.feature(jdk) >= JavaRuntime.AOT_FEATURE;
     Path work = target.resolve("work").resolve(platform.id());
     JavaRuntime.deleteTree(work);
     Path input = work.resolve("input");
@@ -163,11 +173,16 @@ public final class Build {
     List<String> modules = JavaRuntime.modules(input, javafxJars);
     System.out.println("runtime modules: " + modules);
     Path runtime = work.resolve("runtime");
-    JavaRuntime.link(modules, jmods, runtime, !cds);
+    JavaRuntime.link(modules, jmods, runtime, !cds, jdk);
     step("runtime");
 
     List<String> javaOptions = new ArrayList<>(JavaRuntime.javafxAccessOptions(input, javafxJars));
-    if (cds) {
+    if (JavaRuntime.feature(jdk) >= 24) {
+      javaOptions.addAll(LauncherOptions.JDK24);
+    }
+    if (aot) {
+      javaOptions.addAll(LauncherOptions.AOT);
+    } else if (cds) {
       javaOptions.addAll(LauncherOptions.CDS);
     }
     javaOptions.addAll(extraOptions);
@@ -183,7 +198,10 @@ public final class Build {
     Tools.jdk("jpackage", args.appImage());
     step("app image");
     Path image = args.appImageDir();
-    if (cds) {
+    if (aot) {
+      AotTraining.record(image, args.name(), work.resolve("training"));
+      step("ahead-of-time cache");
+    } else if (cds) {
       Path appDir = image.resolve("lib/app");
       CdsTraining.record(image.resolve("bin").resolve(args.name()), work.resolve("training"),
           appDir.resolve("loupe.classlist"));

@@ -39,7 +39,7 @@ import javax.net.ssl.TrustManagerFactory;
  * <p>Single-threaded apart from the origin's server thread; writes only into {@code work}.
  */
 final class CdsTraining {
-  private static final Pattern LISTENING = Pattern.compile("listening on http://([0-9.]+):(\\d+)");
+  static final Pattern LISTENING = Pattern.compile("listening on http://([0-9.]+):(\\d+)");
 
   private CdsTraining() {}
 
@@ -65,7 +65,7 @@ final class CdsTraining {
   }
 
   /** The command starting the window here, or null when no window can open. */
-  private static List<String> windowCommand(Path launcher) {
+  static List<String> windowCommand(Path launcher) {
     if (System.getenv("DISPLAY") != null || System.getenv("WAYLAND_DISPLAY") != null) {
       return List.of(launcher.toString());
     }
@@ -108,7 +108,7 @@ final class CdsTraining {
     }
   }
 
-  private static void readOutput(InputStream in, CompletableFuture<InetSocketAddress> listening) {
+  static void readOutput(InputStream in, CompletableFuture<InetSocketAddress> listening) {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
         System.out.println("  | " + line);
@@ -174,7 +174,7 @@ final class CdsTraining {
     }
   }
 
-  private static SSLContext trusting(Path caPem) throws IOException {
+  static SSLContext trusting(Path caPem) throws IOException {
     try (InputStream in = Files.newInputStream(caPem)) {
       KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
       ks.load(null, null);

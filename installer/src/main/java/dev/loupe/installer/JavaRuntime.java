@@ -142,6 +142,16 @@ final class JavaRuntime {
    * archive, made at install time on Linux).
    */
   static void link(List<String> modules, Path jmods, Path out, boolean defaultCdsArchive) throws IOException {
+    link(modules, jmods, out, defaultCdsArchive, running());
+  }
+
+  /**
+   * {@link #link(List, Path, Path, boolean)} with the modules of {@code jdk}: the running JDK's {@code jlink}
+   * in process, another JDK's as a child process (its own {@code jmods}, or its run-time image when it has
+   * none, JDK 24+). JavaFX's jmods are made by the running JDK's {@code jmod}; their format is the same.
+   */
+  static void link(List<String> modules, Path jmods, Path out, boolean defaultCdsArchive, Path jdk)
+      throws IOException {
     deleteTree(out);
     List<String> args = new ArrayList<>(List.of("--module-path", jmods.toString(),
         "--add-modules", String.join(",", modules),
@@ -152,7 +162,20 @@ final class JavaRuntime {
     if (nativeDebugSymbolsStrippable()) {
       args.add("--strip-native-debug-symbols=exclude-debuginfo-files"); // Debian's libjvm.so: 23 MB -> ~20 MB less
     }
-    Tools.jdk("jlink", args);
+    if (jdk.equals(running())) {
+      Tools.jdk("jlink", args);
+    } else {
+      List<String> command = new ArrayList<>();
+      command.add(jdk.resolve("bin").resolve("jlink").toString());
+      command.addAll(args);
+      System.out.println("> " + String.join(" ", command));
+      try {
+        Tools.run(command, 10, java.util.concurrent.TimeUnit.MINUTES, null);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while linking the runtime", e);
+      }
+    }
     try (Stream<Path> bin = Files.list(out.resolve("bin"))) {
       for (Path tool : bin.toList()) {
         String n = tool.getFileName().toString();
@@ -161,6 +184,66 @@ final class JavaRuntime {
         }
       }
     }
+  }
+
+  /** The JDK running this build. */
+  static Path running() {
+    return Path.of(System.getProperty("java.home")).toAbsolutePath().normalize();
+  }
+
+  /** The feature release of the JDK at {@code jdk} (25 for 25.0.3), from its {@code release} file; 0 if unknown. */
+  static int feature(Path jdk) {
+    try {
+      for (String line : Files.readAllLines(jdk.resolve("release"))) {
+        Matcher m = Pattern.compile("^JAVA_VERSION=\"(\\d+)").matcher(line);
+        if (m.find()) {
+          return Integer.parseInt(m.group(1));
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return 0;
+    }
+    return 0;
+  }
+
+  /** The first feature release whose packaged runtime gets an ahead-of-time cache instead of a CDS archive. */
+  static final int AOT_FEATURE = 25;
+
+  /**
+   * The JDK whose modules the packages' runtime is linked from: {@code LOUPE_RUNTIME_JDK} when set (a JDK
+   * directory; empty for the running JDK); else a JDK {@value #AOT_FEATURE} or newer with {@code jlink} in
+   * {@code jvmDirs} (the newest; docs/PERFORMANCE.md, issue 19: its ahead-of-time cache makes the first
+   * seconds after launch several times faster than JDK 17 with CDS); else the running JDK.
+   */
+  static Path runtimeJdk(String env, List<Path> jvmDirs) throws IOException {
+    if (env != null) {
+      if (env.isBlank()) {
+        return running();
+      }
+      Path jdk = Path.of(env).toAbsolutePath().normalize();
+      if (!Files.isExecutable(jdk.resolve("bin").resolve("jlink"))) {
+        throw new IOException("LOUPE_RUNTIME_JDK=" + env + " is not a JDK with jlink");
+      }
+      return jdk;
+    }
+    Path best = null;
+    int bestFeature = 0;
+    for (Path dir : jvmDirs) {
+      if (!Files.isDirectory(dir)) {
+        continue;
+      }
+      try (Stream<Path> s = Files.list(dir)) {
+        for (Path jdk : s.sorted().toList()) {
+          int f = feature(jdk);
+          if (f >= AOT_FEATURE && f > bestFeature && !Files.isSymbolicLink(jdk)
+              && Files.isExecutable(jdk.resolve("bin").resolve("jlink"))) {
+            best = jdk.toAbsolutePath().normalize();
+            bestFeature = f;
+          }
+        }
+      }
+    }
+    return best != null ? best : running();
   }
 
   /** jlink strips native debug symbols with objcopy (Linux), when it is installed. */

@@ -13,6 +13,32 @@ public final class LauncherOptions {
   public static final List<String> CDS = List.of("-XX:SharedArchiveFile=$APPDIR/loupe.jsa", "-Xshare:auto");
 
   /**
+   * Maps the ahead-of-time cache made at build time (a runtime of JDK 25 or newer; {@link AotTraining}):
+   * classes loaded and linked, and the training run's method profiles, so the JIT compiles the relay's
+   * hot code early. A missing or stale cache costs only the speed-up, silently ({@code -Xlog:aot=off}: the
+   * JVM would print its errors on stdout). Adapter caching stays off: JDK 25.0.3 warns on every start
+   * that it cannot link a cached adapter.
+   */
+  public static final List<String> AOT = List.of("-XX:AOTCache=$APPDIR/loupe.aot", "-XX:+UnlockDiagnosticVMOptions",
+      "-XX:-AOTAdapterCaching", "-Xlog:aot=off", "-Xlog:aot+codecache=off");
+
+  /**
+   * For a runtime of JDK 24 or newer: native code and {@code sun.misc.Unsafe} allowed without the warnings
+   * those JDKs print at every start (JEP 472, JEP 498): Netty, BoringSSL, SQLite, brotli and zstd load
+   * native libraries from the class path, JavaFX from its module, and JavaFX's Marlin renderer allocates
+   * with {@code Unsafe}. JDK 17 does not know {@code --sun-misc-unsafe-memory-access}.
+   */
+  public static final List<String> JDK24 = List.of("--enable-native-access=ALL-UNNAMED,javafx.graphics",
+      "--sun-misc-unsafe-memory-access=allow");
+
+  /**
+   * The modification time the package's jars and runtime image carry (seconds since the epoch): the
+   * ahead-of-time cache records them and is refused when they differ, so the build sets them before the
+   * training run and {@code loupe-cds.sh} sets them again where the package installs them.
+   */
+  public static final long AOT_MTIME = 946684800L; // 2000-01-01T00:00:00Z
+
+  /**
    * Heap and GC, chosen by {@code installer/bench-jvm-options.sh} and {@code bench/session-window.sh}
    * (docs/PERFORMANCE.md, "Packaged launcher" and "Sessions with a million flows"): G1 as on any
    * desktop-sized machine (short pauses for the window; stated, because the JVM picks the serial
@@ -35,7 +61,16 @@ public final class LauncherOptions {
    * {@code _JAVA_OPTIONS=-Xmx4g}, which the JVM reads after the launcher's options.
    */
   public static final List<String> DEFAULT = List.of("-XX:+UseG1GC", "-XX:+UseStringDeduplication",
-      "-XX:G1PeriodicGCInterval=15000", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-Xmx640m");
+      "-XX:G1PeriodicGCInterval=15000", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-Xmx640m",
+      // Memory under load (issue 19: RSS <= 256 MiB relaying tiny bodies at 64 connections, <= 512 MiB with
+      // 1 MiB bodies; docs/PERFORMANCE.md, "Issue 19: warm from the start, and memory"): G1 sized the young
+      // generation for the allocation rate (200+ MiB committed for garbage that dies within a request), so
+      // it is capped, and G1 may spend more time collecting rather than grow the heap (GCTimeRatio 4, i.e.
+      // up to 20 %; a young collection of this live set takes a millisecond or two); one MiB of marking
+      // stack per GC thread instead of four; two Netty arenas of each kind instead of one per event loop
+      // (each holds whole chunks); a 64 MiB code cache reservation instead of 240 MiB.
+      "-XX:MaxNewSize=32m", "-XX:GCTimeRatio=4", "-XX:MarkStackSize=1m", "-Dio.netty.allocator.numDirectArenas=2",
+      "-Dio.netty.allocator.numHeapArenas=2", "-XX:ReservedCodeCacheSize=64m");
 
   /** Prints {@link #DEFAULT} on one line (benchmarks run with what the launcher ships: bench/launcher-options.sh). */
   public static void main(String[] args) {

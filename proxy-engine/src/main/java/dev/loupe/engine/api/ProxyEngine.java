@@ -15,6 +15,7 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A running Loupe proxy: one listener, its event loops, the upstream pool, and the
@@ -25,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe.
  */
 public final class ProxyEngine implements AutoCloseable {
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final EngineConfig config;
   private final FlowStore store;
   private final InterceptService intercept;
@@ -183,9 +185,15 @@ public final class ProxyEngine implements AutoCloseable {
     return factory().tlsProvider();
   }
 
-  /** Stops listening, closes every connection and waits (up to a few seconds) for the loops to end. */
+  /**
+   * Stops listening, closes every connection and waits (up to a few seconds) for the loops to end.
+   * A second call does nothing.
+   */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     for (ClientListener c : clientListeners) {
       c.close();
     }

@@ -1,14 +1,12 @@
 package dev.loupe.engine.filter;
 
 import dev.loupe.engine.flow.Body;
+import dev.loupe.engine.flow.ContentCodings;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PushbackInputStream;
 import java.util.Arrays;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.Inflater;
-import java.util.zip.InflaterInputStream;
+import java.util.List;
 
 /**
  * Reads the first {@link #LIMIT} bytes of a captured body into the thread's scratch buffer, undoing
@@ -60,10 +58,10 @@ final class BodyText {
     if (size == 0) {
       return 0;
     }
-    Coding coding = Coding.of(contentEncoding);
+    List<String> codings = ContentCodings.parse(contentEncoding);
     Opener raw = inline != null ? () -> new ByteArrayInputStream(inline) : opener;
-    if (coding != Coding.IDENTITY) {
-      try (InputStream in = coding.decoder(raw.open())) {
+    if (!codings.isEmpty() && ContentCodings.gzipOrDeflate(codings)) {
+      try (InputStream in = ContentCodings.decoder(raw.open(), codings, 8192)) {
         fill(in, out);
       } catch (IOException e) {
         // Corrupt, or cut short by the capture cap: keep what decoded.
@@ -100,49 +98,6 @@ final class BodyText {
         return;
       }
       out.length = n + r;
-    }
-  }
-
-  /** The content codings this reader can undo. */
-  private enum Coding {
-    IDENTITY,
-    GZIP,
-    DEFLATE;
-
-    static Coding of(String contentEncoding) {
-      if (contentEncoding == null) {
-        return IDENTITY;
-      }
-      String c = contentEncoding.trim();
-      if (c.equalsIgnoreCase("gzip") || c.equalsIgnoreCase("x-gzip")) {
-        return GZIP;
-      }
-      return c.equalsIgnoreCase("deflate") ? DEFLATE : IDENTITY;
-    }
-
-    InputStream decoder(InputStream raw) throws IOException {
-      if (this == GZIP) {
-        return new GZIPInputStream(raw);
-      }
-      // "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2), but some servers send raw deflate.
-      PushbackInputStream in = new PushbackInputStream(raw, 2);
-      int b0 = in.read();
-      int b1 = in.read();
-      if (b1 >= 0) {
-        in.unread(b1);
-      }
-      if (b0 >= 0) {
-        in.unread(b0);
-      }
-      boolean zlib = b0 >= 0 && b1 >= 0 && (b0 & 0x0f) == 8 && ((b0 << 8) | b1) % 31 == 0;
-      Inflater inflater = new Inflater(!zlib);
-      return new InflaterInputStream(in, inflater) {
-        @Override
-        public void close() throws IOException {
-          super.close();
-          inflater.end(); // InflaterInputStream ends only the inflaters it created itself
-        }
-      };
     }
   }
 }

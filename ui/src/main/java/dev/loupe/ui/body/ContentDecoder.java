@@ -3,17 +3,12 @@ package dev.loupe.ui.body;
 import com.aayushatharva.brotli4j.Brotli4jLoader;
 import com.aayushatharva.brotli4j.decoder.BrotliInputStream;
 import com.github.luben.zstd.ZstdInputStream;
-import java.io.BufferedInputStream;
+import dev.loupe.engine.flow.ContentCodings;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.Inflater;
-import java.util.zip.InflaterInputStream;
 
 /**
  * Undoes a body's {@code Content-Encoding} for viewing: {@code gzip} (and {@code x-gzip}),
@@ -39,21 +34,6 @@ public final class ContentDecoder {
 
   private ContentDecoder() {}
 
-  /** The codings named by a {@code Content-Encoding} value, lower-cased, {@code identity} left out. */
-  public static List<String> codings(String contentEncoding) {
-    List<String> out = new ArrayList<>(2);
-    if (contentEncoding == null) {
-      return out;
-    }
-    for (String c : contentEncoding.split(",")) {
-      String t = c.trim().toLowerCase(Locale.ROOT);
-      if (!t.isEmpty() && !t.equals("identity")) {
-        out.add(t.equals("x-gzip") ? "gzip" : t);
-      }
-    }
-    return out;
-  }
-
   /** Whether every coding in the list is one this class can undo. */
   public static boolean supported(List<String> codings) {
     for (String c : codings) {
@@ -77,7 +57,7 @@ public final class ContentDecoder {
    * file gone); faults in the encoded data are reported in the result.
    */
   public static DecodedBody decode(Source source, String contentEncoding, int limit) throws IOException {
-    List<String> codings = codings(contentEncoding);
+    List<String> codings = ContentCodings.parse(contentEncoding);
     if (codings.isEmpty()) {
       return raw(source, limit, List.of(), null);
     }
@@ -146,27 +126,8 @@ public final class ContentDecoder {
   private static InputStream wrap(InputStream in, String coding) throws IOException {
     switch (coding) {
       case "gzip":
-        return new GZIPInputStream(in, 64 * 1024);
-      case "deflate": {
-        BufferedInputStream b = new BufferedInputStream(in, 64 * 1024);
-        b.mark(2);
-        int cmf = b.read();
-        int flg = b.read();
-        b.reset();
-        // RFC 1950 header: compression method 8 and the check bits; otherwise a raw RFC 1951 stream.
-        boolean zlib = cmf >= 0 && flg >= 0 && (cmf & 0x0F) == 8 && ((cmf << 8) | flg) % 31 == 0;
-        Inflater inflater = new Inflater(!zlib);
-        return new InflaterInputStream(b, inflater, 64 * 1024) {
-          @Override
-          public void close() throws IOException {
-            try {
-              super.close();
-            } finally {
-              inflater.end();
-            }
-          }
-        };
-      }
+      case "deflate":
+        return ContentCodings.decoder(in, List.of(coding), 64 * 1024);
       case "br":
         return new BrotliInputStream(in);
       case "zstd":

@@ -7,6 +7,7 @@ import com.aayushatharva.brotli4j.encoder.BrotliOutputStream;
 import com.aayushatharva.brotli4j.encoder.Encoder;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdOutputStream;
+import dev.loupe.engine.flow.ContentCodings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -100,7 +101,7 @@ class ContentDecoderTest {
     DecodedBody d = ContentDecoder.decode(wire, "gzip, br", 1 << 20);
     assertThat(d.bytes()).isEqualTo(text);
     assertThat(d.decoded()).containsExactly("gzip", "br");
-    assertThat(ContentDecoder.codings(" identity , GZip,br ")).containsExactly("gzip", "br");
+    assertThat(ContentCodings.parse(" identity , GZip,br ")).containsExactly("gzip", "br");
   }
 
   @Test
@@ -206,7 +207,7 @@ class ContentDecoderTest {
 
   @Test
   void codingNamesAreParsed() {
-    assertThat(ContentDecoder.codings(null)).isEmpty();
+    assertThat(ContentCodings.parse(null)).isEmpty();
     assertThat(ContentDecoder.supported(List.of("gzip", "deflate", "br", "zstd"))).isTrue();
     assertThat(ContentDecoder.supported(List.of("gzip", "lzma"))).isFalse();
   }

@@ -1,5 +1,6 @@
 package dev.loupe.engine.api.intercept;
 
+import dev.loupe.engine.flow.ContentCodings;
 import dev.loupe.engine.flow.Headers;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -9,9 +10,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.zip.DeflaterOutputStream;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
-import java.util.zip.InflaterInputStream;
 
 /**
  * The {@code Content-Encoding}s Loupe decodes for editing and encodes again after (gzip, deflate).
@@ -43,9 +42,8 @@ public final class ContentCoding {
     if (wire.length == 0 || !handled(headers)) {
       return wire;
     }
-    String e = encoding(headers);
-    try (InputStream in = e.equals("deflate") ? new InflaterInputStream(new ByteArrayInputStream(wire))
-        : new GZIPInputStream(new ByteArrayInputStream(wire))) {
+    try (InputStream in = ContentCodings.decoder(new ByteArrayInputStream(wire),
+        ContentCodings.parse(headers.get("content-encoding")), 16384)) {
       ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, wire.length * 3));
       byte[] buf = new byte[16384];
       int n;

@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param body        the body bytes (never null; empty for none)
  */
 public record RequestDraft(String method, String url, String httpVersion, Headers headers, byte[] body) {
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
   public RequestDraft {
     Objects.requireNonNull(method, "method");
     Objects.requireNonNull(url, "url");
@@ -41,18 +43,34 @@ public record RequestDraft(String method, String url, String httpVersion, Header
   /**
    * The head this draft sends: scheme, host, port and target from the URL.
    *
+   * <p>The authority is checked strictly (it decides where the request goes); the path and query are
+   * kept as written, as the proxy keeps them on the wire: characters RFC 3986 does not list there
+   * ({@code ?a[]=1}, {@code |}, {@code {}}) are what real clients send and origins accept, so a captured
+   * request can be edited and replayed as it was. Non-ASCII characters (typed in an editor) are sent
+   * percent-encoded as UTF-8; a space or a control character is refused. A fragment is dropped.
+   *
    * @throws IllegalArgumentException when the URL is not an absolute http or https URL
    */
   public RequestHead toHead() {
-    URI u;
-    try {
-      u = new URI(url.trim());
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("invalid URL: " + e.getMessage());
-    }
-    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+    String raw = url.trim();
+    int sep = raw.indexOf("://");
+    String scheme = sep <= 0 ? "" : raw.substring(0, sep).toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
       throw new IllegalArgumentException("the URL must start with http:// or https://, got " + url);
+    }
+    int authEnd = sep + 3;
+    while (authEnd < raw.length() && "/?#".indexOf(raw.charAt(authEnd)) < 0) {
+      authEnd++;
+    }
+    String authority = raw.substring(sep + 3, authEnd);
+    if (authority.indexOf('@') >= 0) {
+      throw new IllegalArgumentException("user information (user@) in URL " + url);
+    }
+    URI u;
+    try {
+      u = new URI(scheme + "://" + authority + "/");
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("invalid host or port in URL " + url + ": " + e.getReason());
     }
     String host = u.getHost();
     if (host == null || host.isEmpty()) {
@@ -61,14 +79,55 @@ public record RequestDraft(String method, String url, String httpVersion, Header
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
+    if (u.getPort() == 0 || u.getPort() > 65535) {
+      throw new IllegalArgumentException("invalid host or port in URL " + url + ": port out of range");
+    }
     int port = u.getPort() > 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
-    String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
+    String rest = raw.substring(authEnd);
+    int hash = rest.indexOf('#');
+    if (hash >= 0) {
+      rest = rest.substring(0, hash);
+    }
+    String target = target(rest.isEmpty() ? "/" : rest.charAt(0) == '?' ? "/" + rest : rest);
     String m = method.trim();
     if (m.isEmpty() || !m.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
       throw new IllegalArgumentException("invalid method: \"" + method + "\"");
     }
     return new RequestHead(m, scheme, host.toLowerCase(Locale.ROOT), port, target, httpVersion, headers);
+  }
+
+  /** The path and query as sent: visible ASCII kept, other characters percent-encoded as UTF-8. */
+  private String target(String t) {
+    StringBuilder out = null;
+    for (int i = 0; i < t.length(); i++) {
+      char c = t.charAt(i);
+      if (c < 0x20 || c == 0x7F) {
+        throw new IllegalArgumentException("control character 0x" + Integer.toHexString(c) + " in URL " + url);
+      }
+      if (c == ' ') {
+        throw new IllegalArgumentException("space in URL (write it as %20): " + url);
+      }
+      if (c < 0x80) {
+        if (out != null) {
+          out.append(c);
+        }
+        continue;
+      }
+      if (out == null) {
+        out = new StringBuilder(t.length() + 16).append(t, 0, i);
+      }
+      int cp = t.codePointAt(i);
+      if (Character.isSurrogate((char) cp) && Character.charCount(cp) == 1) {
+        throw new IllegalArgumentException("an unpaired surrogate in URL " + url);
+      }
+      if (Character.charCount(cp) == 2) {
+        i++;
+      }
+      for (byte b : new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8)) {
+        out.append('%').append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
+      }
+    }
+    return out == null ? t : out.toString();
   }
 
   /** The body as it goes on the wire: encoded again per {@code Content-Encoding}. */

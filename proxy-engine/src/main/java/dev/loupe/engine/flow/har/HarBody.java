@@ -2,7 +2,7 @@ package dev.loupe.engine.flow.har;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.loupe.engine.flow.Body;
-import java.io.BufferedInputStream;
+import dev.loupe.engine.flow.ContentCodings;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -16,12 +16,8 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.Inflater;
-import java.util.zip.InflaterInputStream;
 
 /**
  * How one captured {@link Body} goes into a HAR {@code postData} or {@code content} object: decoded
@@ -83,12 +79,12 @@ final class HarBody {
   static HarBody plan(Body body, String contentType, String contentEncoding) {
     String mime = mediaType(contentType);
     Charset textual = textCharset(contentType);
-    List<String> codings = codings(contentEncoding);
+    List<String> codings = ContentCodings.parse(contentEncoding);
     if (body.capturedSize() == 0) {
       return new HarBody(body, mime, List.of(), body.size(), null, null);
     }
     if (!codings.isEmpty()) {
-      if (decodable(codings) && !body.truncated()) {
+      if (ContentCodings.gzipOrDeflate(codings) && !body.truncated()) {
         try {
           Probe p = probe(body, codings, textual, false);
           return new HarBody(body, mime, codings, p.size, p.text ? textual : null, null);
@@ -229,83 +225,11 @@ final class HarBody {
     return null;
   }
 
-  /** The content codings of a Content-Encoding value, lower-cased, without {@code identity}. */
-  static List<String> codings(String contentEncoding) {
-    List<String> out = new ArrayList<>(1);
-    if (contentEncoding == null) {
-      return out;
-    }
-    for (String c : contentEncoding.split(",")) {
-      String t = c.trim().toLowerCase(Locale.ROOT);
-      if (!t.isEmpty() && !t.equals("identity")) {
-        out.add(t);
-      }
-    }
-    return out;
-  }
-
-  private static boolean decodable(List<String> codings) {
-    for (String c : codings) {
-      if (!c.equals("gzip") && !c.equals("x-gzip") && !c.equals("deflate")) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   // ---- reading ---------------------------------------------------------------------------------
 
   /** The body's bytes with {@code codings} undone (last applied is undone first). */
   private static InputStream open(Body body, List<String> codings) throws IOException {
-    InputStream in = body.openStream();
-    try {
-      for (int i = codings.size() - 1; i >= 0; i--) {
-        in = codings.get(i).equals("deflate") ? inflate(in) : new GZIPInputStream(in, CHUNK);
-      }
-      return in;
-    } catch (IOException | RuntimeException e) {
-      in.close();
-      throw e;
-    }
-  }
-
-  /**
-   * "deflate" should be zlib-wrapped (<a href="https://datatracker.ietf.org/doc/html/rfc9110#section-8.4.1.2">RFC
-   * 9110 §8.4.1.2</a>) but some servers send raw DEFLATE, as browsers tolerate; the zlib header
-   * tells them apart.
-   */
-  private static InputStream inflate(InputStream raw) throws IOException {
-    BufferedInputStream in = new BufferedInputStream(raw, CHUNK);
-    in.mark(2);
-    int cmf = in.read();
-    int flg = in.read();
-    in.reset();
-    boolean zlib = cmf >= 0 && flg >= 0 && (cmf & 0x0F) == 8 && ((cmf << 8) | flg) % 31 == 0;
-    Inflater inflater = new Inflater(!zlib);
-    return new InflaterInputStream(in, inflater, CHUNK) {
-      private boolean closed;
-
-      @Override
-      public void close() throws IOException {
-        if (!closed) {
-          closed = true;
-          try {
-            super.close();
-          } finally {
-            inflater.end(); // a caller-supplied Inflater is not ended by InflaterInputStream
-          }
-        }
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        int n = super.read(b, off, len);
-        if (n < 0 && !inf.finished() && !inf.needsDictionary()) {
-          throw new java.io.EOFException("deflate stream ends early");
-        }
-        return n;
-      }
-    };
+    return ContentCodings.decoder(body.openStream(), codings, CHUNK);
   }
 
   private record Probe(long size, boolean text) {}

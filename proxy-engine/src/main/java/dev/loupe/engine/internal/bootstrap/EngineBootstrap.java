@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -74,6 +75,7 @@ public final class EngineBootstrap implements EngineRuntime {
     }
   }
 
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final EngineConfig config;
   private final RecordingStore store;
   private final AccessLog accessLog;
@@ -108,6 +110,11 @@ public final class EngineBootstrap implements EngineRuntime {
     this.blocking = Executors.newCachedThreadPool(daemon("loupe-blocking"));
     this.connector = connector(config, blocking);
     this.mitm = new MitmContexts(config.certificates(), blocking);
+    if (config.reverse() != null) {
+      // Every TLS client without SNI (an IP literal) gets this host's certificate: make its context
+      // while the listeners open, not behind the first client's handshake.
+      mitm.prepare(config.reverse().certificateHost());
+    }
     this.ctx = new EngineContext(config, this.store, connector, mitm, blocking, intercept);
     this.boss = Transports.newGroup(1, "loupe-accept");
     this.workers = Transports.newGroup(config.ioThreads(), "loupe-io");
@@ -266,6 +273,9 @@ public final class EngineBootstrap implements EngineRuntime {
 
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return; // closed already (a shutdown hook after an explicit close): the loops are gone
+    }
     if (quic != null) {
       quic.close(); // GOAWAY + CONNECTION_CLOSE (H3_NO_ERROR) to every HTTP/3 client
     }

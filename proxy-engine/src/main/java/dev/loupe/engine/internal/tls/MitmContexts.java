@@ -51,6 +51,25 @@ public final class MitmContexts {
     this.executor = executor;
   }
 
+  /**
+   * Starts building the context for {@code host} now, off the calling thread, unless it is cached or
+   * being built: for a host every client is known to ask for (reverse mode's default certificate
+   * host), so the first connections find it made or in progress instead of each waiting for a
+   * context build (and the first use of the TLS provider) behind their handshake.
+   */
+  public void prepare(String host) {
+    if (closed) {
+      return;
+    }
+    String key = normalise(host);
+    synchronized (cache) {
+      CompletableFuture<SslContext> f = cache.get(key);
+      if (f == null || f.isCompletedExceptionally()) {
+        cache.put(key, CompletableFuture.supplyAsync(() -> build(key), executor));
+      }
+    }
+  }
+
   /** Completes {@code promise} with the context for {@code host} (normalised, no brackets). */
   public Future<SslContext> contextFor(String host, Promise<SslContext> promise) {
     if (closed) {

@@ -32,8 +32,11 @@ class CloseDuringMintTest {
     CountDownLatch release = new CountDownLatch(1);
     CertificateSource real = TestPki.shared().loupeSource();
     AtomicBoolean armed = new AtomicBoolean(); // the engine mints for itself at start (HTTP/3): not gated
+    // The client names a host of its own: reverse mode makes the default host's context at start, so a
+    // client without SNI would find it made (or being made by the engine, not by its own lookup).
+    String sniHost = "mint-during-close.test";
     CertificateSource gated = host -> {
-      if (!armed.get()) {
+      if (!armed.get() || !host.equals(sniHost)) {
         return real.certificateFor(host);
       }
       minting.countDown();
@@ -54,6 +57,9 @@ class CloseDuringMintTest {
     SSLSocket client = (SSLSocket) TestPki.shared().clientTrustingLoupe().getSocketFactory()
         .createSocket("127.0.0.1", proxy.port());
     client.setSoTimeout(20_000);
+    javax.net.ssl.SSLParameters params = client.getSSLParameters();
+    params.setServerNames(List.of(new javax.net.ssl.SNIHostName(sniHost)));
+    client.setSSLParameters(params);
     Thread handshake = new Thread(() -> {
       try {
         client.startHandshake(); // sends the ClientHello, then waits for an answer that never comes

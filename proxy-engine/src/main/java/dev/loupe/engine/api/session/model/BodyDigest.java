@@ -1,17 +1,12 @@
 package dev.loupe.engine.api.session.model;
 
-import java.io.BufferedInputStream;
+import dev.loupe.engine.flow.ContentCodings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.Inflater;
-import java.util.zip.InflaterInputStream;
 
 /**
  * What {@link dev.loupe.engine.api.session.SessionDiff} compares of a body: its SHA-256, taken with a {@code gzip} or
@@ -50,7 +45,7 @@ public record BodyDigest(long size, boolean whole, long length, String sha256, S
    * @throws IOException when the kept bytes cannot be read
    */
   public static BodyDigest of(String contentEncoding, long size, boolean whole, Content content) throws IOException {
-    List<String> codings = codings(contentEncoding);
+    List<String> codings = ContentCodings.parse(contentEncoding);
     String label = String.join(", ", codings);
     if (!whole) {
       return new BodyDigest(size, false, -1, null, label);
@@ -58,8 +53,8 @@ public record BodyDigest(long size, boolean whole, long length, String sha256, S
     if (size == 0) {
       return EMPTY;
     }
-    if (!codings.isEmpty() && decodable(codings)) {
-      try (InputStream in = decoder(content.open(), codings)) {
+    if (!codings.isEmpty() && ContentCodings.gzipOrDeflate(codings)) {
+      try (InputStream in = ContentCodings.decoder(content.open(), codings, 16 * 1024)) {
         long[] n = {0};
         String sha = sha256(in, n, MAX_DECODED);
         if (sha != null) {
@@ -96,69 +91,6 @@ public record BodyDigest(long size, boolean whole, long length, String sha256, S
   public String describe() {
     return sha256 != null ? "sha256 " + sha256.substring(0, 12) + " (" + length + " bytes)"
         : size + " bytes, not kept whole";
-  }
-
-  static List<String> codings(String contentEncoding) {
-    List<String> out = new ArrayList<>(1);
-    if (contentEncoding == null) {
-      return out;
-    }
-    for (String c : contentEncoding.split(",")) {
-      String t = c.trim().toLowerCase(Locale.ROOT);
-      if (!t.isEmpty() && !t.equals("identity")) {
-        out.add(t.equals("x-gzip") ? "gzip" : t);
-      }
-    }
-    return out;
-  }
-
-  private static boolean decodable(List<String> codings) {
-    for (String c : codings) {
-      if (!c.equals("gzip") && !c.equals("deflate")) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** The bytes with {@code codings} undone, the last applied first. */
-  private static InputStream decoder(InputStream raw, List<String> codings) throws IOException {
-    InputStream in = raw;
-    try {
-      for (int i = codings.size() - 1; i >= 0; i--) {
-        in = codings.get(i).equals("deflate") ? inflate(in) : new GZIPInputStream(in, 16 * 1024);
-      }
-      return in;
-    } catch (IOException | RuntimeException e) {
-      in.close();
-      throw e;
-    }
-  }
-
-  /** "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2); some servers send raw DEFLATE. */
-  private static InputStream inflate(InputStream raw) throws IOException {
-    BufferedInputStream in = new BufferedInputStream(raw, 16 * 1024);
-    in.mark(2);
-    int cmf = in.read();
-    int flg = in.read();
-    in.reset();
-    boolean zlib = cmf >= 0 && flg >= 0 && (cmf & 0x0F) == 8 && ((cmf << 8) | flg) % 31 == 0;
-    Inflater inflater = new Inflater(!zlib);
-    return new InflaterInputStream(in, inflater, 16 * 1024) {
-      private boolean closed;
-
-      @Override
-      public void close() throws IOException {
-        if (!closed) {
-          closed = true;
-          try {
-            super.close();
-          } finally {
-            inflater.end();
-          }
-        }
-      }
-    };
   }
 
   /** The hex SHA-256 of the stream, its length in {@code n[0]}; null past {@code limit} bytes. */
