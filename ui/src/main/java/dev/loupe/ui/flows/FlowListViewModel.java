@@ -386,8 +386,8 @@ public final class FlowListViewModel implements AutoCloseable {
   static final int SWEEP_SLACK = 4096;
   /**
    * Batches between sweeps (see {@code applyBatch}): at 30 batches a second, a flow the session wrote leaves the
-   * UI's memory within about 130 ms of leaving the store's. A sweep looks up each live row in the store (the
-   * flows in flight and not written yet: a few thousand lookups at most).
+   * UI's memory within about 130 ms of leaving the store's. A sweep looks up each live row in the store: as many as
+   * the store holds (a few thousand while the session's writer keeps up, tens of thousands while it catches up).
    */
   static final int SWEEP_EVERY = 4;
 
