@@ -28,8 +28,10 @@ import java.util.Locale;
  * generator competing for the CPU. Flows are made at a fixed rate (default 20,000 a second, in bursts
  * of 512) so the writer's batches look like a live proxy's; 16 are in flight at any time.
  *
- * <p>{@code bench/session-writer.sh [N] [RATE]}; prints the writer thread's CPU per flow, the
- * process's, GC, and RSS. A/B: put another build's engine classes first on the class path.
+ * <p>{@code bench/session-writer.sh [N] [RATE] [rolling]}; prints the writer thread's CPU (and
+ * allocation) per flow, the process's, GC, and RSS. {@code rolling}: the same flows into headless's
+ * default rolling store (newest 1000) without a session, the control for the process's and GC's
+ * figures. A/B: put another build's engine classes first on the class path.
  */
 public final class SessionWriterBenchmark {
   private SessionWriterBenchmark() {}
@@ -39,7 +41,6 @@ public final class SessionWriterBenchmark {
     int rate = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
     Path dir = Files.createTempDirectory("loupe-writer-bench");
     Path file = dir.resolve("bench.loupe");
-    RecordingStore store = new RecordingStore();
     CapturePolicy capture = CapturePolicy.defaults();
     InetAddress lo = InetAddress.getByName("127.0.0.1");
     TlsInfo clientTls = new TlsInfo(null, "TLSv1.3", "TLS_AES_128_GCM_SHA256", "http/1.1", List.of(), false);
@@ -54,11 +55,15 @@ public final class SessionWriterBenchmark {
       addr[c][3] = new InetSocketAddress(lo, 50000 + c);
     }
     RecordedFlow[] open = new RecordedFlow[conns];
+    boolean rolling = args.length > 2 && args[2].equals("rolling");
+    RecordingStore store = rolling ? RecordingStore.rolling(1000, 32L << 20) : new RecordingStore();
     long cpu0 = cpuNanos();
     long gc0 = gcMillis();
     long t0 = System.nanoTime();
-    try (SessionFile s = SessionFile.open(file, dir, Session.Indexing.DEFERRED)) {
-      s.record(store, p -> System.out.println("PROBLEM: " + p));
+    try (SessionFile s = rolling ? null : SessionFile.open(file, dir, Session.Indexing.DEFERRED)) {
+      if (s != null) {
+        s.record(store, p -> System.out.println("PROBLEM: " + p));
+      }
       for (int i = 0; i < n; i++) {
         int c = i % conns;
         if (open[c] != null) {
@@ -82,20 +87,28 @@ public final class SessionWriterBenchmark {
           }
         }
         if ((i & 0xFFFF) == 0xFFFF) {
-          System.out.printf(Locale.ROOT, "  %,d flows, waiting %,d, heap %d MiB%n", i + 1, s.stats().pending(),
+          System.out.printf(Locale.ROOT, "  %,d flows, waiting %,d, heap %d MiB%n", i + 1,
+              s == null ? 0 : s.stats().pending(),
               (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
         }
       }
       for (RecordedFlow f : open) {
         finish(store, f, n);
       }
-      s.flush();
+      if (s != null) {
+        s.flush();
+      }
       long wall = System.nanoTime() - t0;
       long writer = writerCpu();
-      System.out.printf(Locale.ROOT, "%,d flows in %.1f s (%,.0f/s): writer %.2f µs/flow, process %.1f µs/flow,"
-          + " GC %d ms, RSS %d MiB (peak %d), waiting %d%n", n, wall / 1e9, n / (wall / 1e9), writer / 1e3 / n,
-          (cpuNanos() - cpu0) / 1e3 / n, gcMillis() - gc0, rss("VmRSS") >> 20, rss("VmHWM") >> 20,
-          s.stats().pending());
+      long allocated = writerAllocated();
+      System.out.printf(Locale.ROOT, "%s%,d flows in %.1f s (%,.0f/s): writer %.2f µs/flow, %,d B/flow allocated,"
+          + " process %.1f µs/flow, GC %d ms, RSS %d MiB (peak %d), waiting %d%n", rolling ? "rolling store, " : "",
+          n, wall / 1e9, n / (wall / 1e9), writer / 1e3 / n, allocated / n, (cpuNanos() - cpu0) / 1e3 / n,
+          gcMillis() - gc0, rss("VmRSS") >> 20, rss("VmHWM") >> 20, s == null ? 0 : s.stats().pending());
+    }
+    if (Boolean.getBoolean("loupe.bench.keep")) {
+      System.out.println("kept " + file);
+      return;
     }
     try (var files = Files.list(dir)) {
       for (Path p : files.toList()) {
@@ -125,6 +138,19 @@ public final class SessionWriterBenchmark {
     for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
       if (info != null && info.getThreadName().equals("loupe-session-writer")) {
         return threads.getThreadCpuTime(info.getThreadId());
+      }
+    }
+    return -1;
+  }
+
+  /** Bytes the writer thread allocated so far (HotSpot's per-thread counter), or -1. */
+  private static long writerAllocated() {
+    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)) {
+      return -1;
+    }
+    for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().equals("loupe-session-writer")) {
+        return threads.getThreadAllocatedBytes(info.getThreadId());
       }
     }
     return -1;

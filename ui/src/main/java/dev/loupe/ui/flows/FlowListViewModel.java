@@ -52,6 +52,8 @@ import javafx.collections.ObservableList;
  * <h3>Memory</h3>
  * The lists hold ids (eight bytes a flow); rows exist for the live store's flows and a bounded cache
  * of stored ones ({@link RowSource}), so a million-flow session costs what is on screen plus a cache.
+ * Only the rows of flows the store holds keep their flows: a few batches after the store lets a flow
+ * go, its row is swept to a stored one, read back from the catalog when opened.
  *
  * <p>All list and property changes happen on the UI thread ({@link FxThread}); the view model holds
  * no JavaFX nodes and is tested without a display.
@@ -382,6 +384,12 @@ public final class FlowListViewModel implements AutoCloseable {
 
   /** Live rows beyond the store's size that make a batch sweep (see {@code applyBatch}). */
   static final int SWEEP_SLACK = 4096;
+  /**
+   * Batches between sweeps (see {@code applyBatch}): at 30 batches a second, a flow the session wrote leaves the
+   * UI's memory within about 130 ms of leaving the store's. A sweep looks up each live row in the store: as many as
+   * the store holds (a few thousand while the session's writer keeps up, tens of thousands while it catches up).
+   */
+  static final int SWEEP_EVERY = 4;
 
   /**
    * On the pulse thread: turns the pending flows into rows and posts them; one batch in flight at most;
@@ -440,10 +448,11 @@ public final class FlowListViewModel implements AutoCloseable {
       }
     }
     applyRows(made);
-    // rows of flows the session wrote and the store let go become cached rows: every 32 batches, and
-    // whenever the live rows outgrow the store by a few thousand (a starved UI thread makes few, big
-    // batches: counting batches alone let a whole ingest's rows, and their flows, pile up here)
-    if (++pulses % 32 == 0 || rows.liveRows() > store.size() + SWEEP_SLACK) {
+    // rows of flows the session wrote and the store let go become stored rows, without their flows: every few
+    // batches, and whenever the live rows outgrow the store by a few thousand (a starved UI thread makes few, big
+    // batches: counting batches alone let a whole ingest's rows, and their flows, pile up here). Flows held here
+    // after the store let them go outlive young collections and are copied by each (docs/PERFORMANCE.md, issue 15)
+    if (++pulses % SWEEP_EVERY == 0 || rows.liveRows() > store.size() + SWEEP_SLACK) {
       rows.sweep();
     }
   }
@@ -456,10 +465,10 @@ public final class FlowListViewModel implements AutoCloseable {
     visible.begin();
     for (int i = 0; i < made.rows().size(); i++) {
       FlowRow row = made.rows().get(i);
+      // as last shown: a live row, or a swept one (a state of the flow still pending when the sweep took its row)
       FlowRow was = rows.known(row.id());
-      boolean wasLive = was != null && was.ref() instanceof FlowRow.LiveRef;
-      int inAll = all.indexOf(row.id(), wasLive ? was : null);
-      int inVisible = visible.indexOf(row.id(), wasLive ? was : null);
+      int inAll = all.indexOf(row.id(), was);
+      int inVisible = visible.indexOf(row.id(), was);
       rows.putLive(row);
       upsert(all, inAll, was, row, true, addAll);
       upsert(visible, inVisible, was, row, made.matches(i, shownFilter), addVisible);

@@ -20,6 +20,15 @@ import java.util.logging.Logger;
  * else a bounded cache of rows read from the catalog a page at a time. Memory stays bounded by the
  * live store plus {@link #CACHE} rows and {@link #LOADED} whole flows, however long the session.
  *
+ * <h3>Which rows hold their flow</h3>
+ * A live row ({@link FlowRow.LiveRef}) holds its flow: the store has it (in flight, at a breakpoint, or
+ * not yet written) and the table, the detail pane and the breakpoint editor work on that very object.
+ * Once the store lets a flow go (the session wrote it, {@link FlowStore#forget}), {@link #sweep} turns
+ * its row into a stored one ({@link StoredRef}: same columns, the flow read back from the catalog when
+ * asked): the UI then holds no flow the store does not, so a long ingest leaves nothing behind on the heap
+ * for the collector to copy. Without a catalog ({@link FlowCatalog#NONE}) a flow the store let go is in
+ * no file, and its row keeps it.
+ *
  * <p>UI thread only, apart from {@link #load} (any thread).
  */
 final class RowSource {
@@ -83,13 +92,21 @@ final class RowSource {
     return r != null ? r : cache.get(id);
   }
 
-  /** Moves the rows of flows the store no longer holds (written to the file) to the cache. */
+  /**
+   * Moves the rows of flows the store no longer holds (written to the file) to the cache, as stored rows: their
+   * columns as last shown, their flow read back from the catalog when asked. Flows the store still holds (in
+   * flight, paused at a breakpoint, not written yet) keep their live rows.
+   */
   void sweep() {
+    boolean stored = catalog != FlowCatalog.NONE;
     for (Iterator<Map.Entry<Long, FlowRow>> it = live.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Long, FlowRow> e = it.next();
       if (store.get(e.getKey()) == null) {
         it.remove();
-        cache.put(e.getKey(), e.getValue());
+        FlowRow r = e.getValue();
+        // the store publishes nothing more for a flow it forgot, so these columns are its last ones; a state
+        // still pending for it comes as a new live row (putLive) and takes the place of this one
+        cache.put(e.getKey(), stored ? new FlowRow(r.summary(), null, new StoredRef(r.id(), this)) : r);
       }
     }
   }

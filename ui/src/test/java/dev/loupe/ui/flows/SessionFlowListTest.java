@@ -12,6 +12,7 @@ import dev.loupe.engine.flow.ResponseHead;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.ui.flows.FlowListViewModelTest.ManualFx;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -137,7 +138,7 @@ class SessionFlowListTest {
         assertThat(vm.visibleRows().get(0).path()).isEqualTo("/late");
         assertThat(vm.visibleRows()).hasSize(3002);
 
-        // (rows of flows the store let go since the last sweep, every 32 batches, are moved to the cache then)
+        // (rows of flows the store let go since the last sweep, every few batches, are moved to the cache then)
         assertThat(vm.liveRows()).as("rows held for live flows are bounded by the live store, not the session")
             .isLessThanOrEqualTo(store.size() + 64).isLessThan(1100);
       }
@@ -171,6 +172,168 @@ class SessionFlowListTest {
       assertThat(vm.liveRows()).as("no flow arrives any more").isLessThanOrEqualTo(store.size());
       assertThat(vm.rows()).hasSize(18000);
       assertThat(vm.rows().get(17999).path()).isEqualTo("/item/17999");
+    }
+  }
+
+  @Test
+  void rowsOfFlowsTheSessionWroteLetTheirFlowsGoAndStillOpenFromTheFile() throws Exception {
+    // the sweep moved such rows to the cache with their flows: up to 8,192 flows the store had let go stayed on the
+    // heap, long enough for the collector to copy them again and again (issue 15: young pauses during an ingest)
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("swept.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      fx.runAll();
+      RecordedFlow first = record(store, 0, "POST", 201, "body 0");
+      long id = first.id();
+      WeakReference<Flow> firstFlow = new WeakReference<>(first);
+      first = null;
+      for (int i = 1; i < 3000; i++) {
+        record(store, i, "GET", 200, "body " + i);
+      }
+      pulse(vm, fx); // one batch: 3,000 live rows
+      assertThat(vm.rows().get(0).flow()).as("a live row holds its flow").isSameAs(firstFlow.get());
+      session.flush(); // written; the store keeps the newest 1,000
+      assertThat(store.get(id)).isNull();
+      for (int b = 1; b < FlowListViewModel.SWEEP_EVERY; b++) { // a few more batches, a flow each: a sweep
+        record(store, 3000 + b, "GET", 200, "late");
+        pulse(vm, fx);
+      }
+      assertThat(vm.liveRows()).as("swept within a few batches").isLessThanOrEqualTo(store.size());
+
+      FlowRow row = vm.rows().get(0);
+      assertThat(row.id()).isEqualTo(id);
+      assertThat(row.ref()).as("a swept row holds no flow").isInstanceOf(RowSource.StoredRef.class);
+      assertThat(row.paused()).isNull();
+      assertThat(List.of(row.method(), row.status(), row.path())).as("its columns as shown")
+          .containsExactly("POST", 201, "/item/0");
+      row = null;
+      for (int i = 0; i < 50 && firstFlow.get() != null; i++) {
+        System.gc();
+        Thread.sleep(20);
+      }
+      assertThat(firstFlow.get()).as("the flow left memory").isNull();
+
+      Flow opened = vm.rows().get(0).flow(); // as the detail pane opens the row: read back from the file
+      assertThat(opened).isNotNull();
+      assertThat(opened.id()).isEqualTo(id);
+      assertThat(opened.response().status()).isEqualTo(201);
+      assertThat(opened.responseBody().bytes()).asString().isEqualTo("body 0");
+    }
+  }
+
+  @Test
+  void flowsInFlightOrAtABreakpointKeepTheirLiveRowsUntilTheStoreLetsThemGo() throws Exception {
+    // a flow the engine still writes, or the user edits at a breakpoint, is the store's object: its row must give
+    // that object (the detail pane, the breakpoint editor), even after the session wrote the flow as it was
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("kept.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      fx.runAll();
+      RecordedFlow inFlight = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
+      inFlight.timings().requestStart(1);
+      inFlight.request(new RequestHead("GET", "https", "slow.example", 443, "/slow", "HTTP/1.1", Headers.EMPTY));
+      store.add(inFlight);
+      RecordedFlow atBreakpoint = new RecordedFlow(store.nextId(), Instant.now(),
+          new CapturePolicy(1 << 20, true, dir));
+      atBreakpoint.timings().requestStart(1);
+      atBreakpoint.request(new RequestHead("PUT", "https", "edit.example", 443, "/edit", "HTTP/1.1", Headers.EMPTY));
+      store.add(atBreakpoint);
+      atBreakpoint.paused(Flow.Paused.REQUEST);
+      store.updated(atBreakpoint);
+      for (int i = 0; i < 3000; i++) {
+        record(store, i, "GET", 200, "b");
+      }
+      pulse(vm, fx);
+      session.flush(); // writes the two as they are, in flight
+      assertThat(session.summaries(new long[] {inFlight.id(), atBreakpoint.id()}, 0, 2)).as("in the file")
+          .hasSize(2);
+      for (int b = 0; b < 2 * FlowListViewModel.SWEEP_EVERY; b++) {
+        record(store, 3000 + b, "GET", 200, "b");
+        pulse(vm, fx);
+      }
+      for (int i = 0; i < 64; i++) { // and the sweep of pulses with nothing pending
+        pulse(vm, fx);
+      }
+      assertThat(vm.liveRows()).isLessThanOrEqualTo(store.size());
+
+      FlowRow slow = vm.rows().get(0);
+      FlowRow edited = vm.rows().get(1);
+      assertThat(slow.id()).isEqualTo(inFlight.id());
+      assertThat(slow.ref()).isInstanceOf(FlowRow.LiveRef.class);
+      assertThat(slow.flow()).isSameAs(inFlight);
+      assertThat(edited.id()).isEqualTo(atBreakpoint.id());
+      assertThat(edited.flow()).as("the object the breakpoint editor changes").isSameAs(atBreakpoint);
+      assertThat(edited.paused()).isEqualTo(Flow.Paused.REQUEST);
+
+      // the flow ends, is written, and the store lets it go after 1,000 newer ones: then its row is swept, with
+      // the columns of its end, and opens from the file as it ended
+      inFlight.response(new ResponseHead(504, "", "HTTP/1.1", Headers.EMPTY));
+      inFlight.timings().responseEnd(2);
+      inFlight.complete();
+      store.completed(inFlight);
+      pulse(vm, fx);
+      for (int i = 0; i < 1200; i++) {
+        record(store, 4000 + i, "GET", 200, "b");
+      }
+      session.flush();
+      assertThat(store.get(inFlight.id())).isNull();
+      for (int b = 0; b < FlowListViewModel.SWEEP_EVERY; b++) {
+        record(store, 6000 + b, "GET", 200, "b");
+        pulse(vm, fx);
+      }
+      slow = vm.rows().get(0);
+      assertThat(slow.ref()).isInstanceOf(RowSource.StoredRef.class);
+      assertThat(slow.status()).isEqualTo(504);
+      assertThat(slow.flow().response().status()).isEqualTo(504);
+      assertThat(vm.rows().get(1).flow()).as("still paused: still the store's").isSameAs(atBreakpoint);
+    }
+  }
+
+  @Test
+  void aStateStillPendingWhenItsRowIsSweptMovesThatRowAndAddsNoOther() throws Exception {
+    // the flow ends, the session writes it and the store lets it go before the UI's batch with its end is applied:
+    // the sweep takes its row (a stored one now), then that batch comes; sorted by status, the row must move, not
+    // be shown twice
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("race.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      vm.sort(SortKey.STATUS, true);
+      fx.runAll();
+      RecordedFlow x = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, true, dir));
+      x.timings().requestStart(1);
+      x.request(new RequestHead("GET", "https", "x.example", 443, "/x", "HTTP/1.1", Headers.EMPTY));
+      store.add(x);
+      for (int b = 1; b < FlowListViewModel.SWEEP_EVERY; b++) { // the batch after these sweeps
+        record(store, b, "GET", 200, "b");
+        pulse(vm, fx);
+      }
+      record(store, 100, "GET", 200, "b");
+      assertThat(vm.awaitRecorded(10, TimeUnit.SECONDS)).isTrue();
+      vm.postBatch(); // posted, not applied yet
+      x.response(new ResponseHead(504, "", "HTTP/1.1", Headers.EMPTY));
+      x.timings().responseEnd(2);
+      x.complete();
+      store.completed(x);
+      for (int i = 0; i < 1200; i++) {
+        record(store, 1000 + i, "GET", 200, "b");
+      }
+      session.flush();
+      assertThat(store.get(x.id())).isNull();
+      fx.runAll(); // the posted batch, and its sweep
+      assertThat(vm.liveRows()).isLessThanOrEqualTo(store.size());
+      pulse(vm, fx); // x's end
+
+      assertThat(vm.visibleRows()).hasSize(1 + FlowListViewModel.SWEEP_EVERY + 1200);
+      assertThat(vm.visibleRows().stream().mapToLong(FlowRow::id).distinct().count()).as("each flow once")
+          .isEqualTo(vm.visibleRows().size());
+      assertThat(vm.visibleRows().get(0).id()).isEqualTo(x.id());
+      assertThat(vm.visibleRows().get(0).status()).isEqualTo(504);
     }
   }
 

@@ -246,7 +246,7 @@ public final class Recorder implements AutoCloseable {
           continue;
         }
         boolean end = state != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id());
-        writer.row(f, 0, state);
+        writer.queueRow(f, state);
         if (f.isWebSocket() || !f.webSocketMessages().isEmpty()) {
           int before = messagesWritten.getOrDefault(f.id(), 0);
           if (messagesBefore == null) {
@@ -256,10 +256,11 @@ public final class Recorder implements AutoCloseable {
           messagesWritten.put(f.id(), writer.messages(f, before));
         }
         if (end) {
-          writer.bodies(f);
+          writer.queueBodies(f);
           ended.add(f);
         }
       }
+      writer.flushQueued();
       c.commit();
     } catch (SQLException | IOException | FlowWriter.WriteFailure e) {
       rollback(c);
