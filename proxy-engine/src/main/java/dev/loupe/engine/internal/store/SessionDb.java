@@ -45,14 +45,6 @@ import org.sqlite.SQLiteOpenMode;
 public final class SessionDb implements AutoCloseable {
   /** Captured bodies up to this size live in the database; bigger ones in side files until saved. */
   static final int INLINE_MAX = 1 << 20;
-  /**
-   * The page size of new session files (SQLite's default is 4096). Recording writes every page twice,
-   * to the WAL and then into the file, with a system call per page each way (and one more per WAL
-   * frame header): larger pages mean a quarter of those calls and fewer B-tree page splits per flow
-   * (the writer's CPU per flow 3-10 % lower in {@code bench/session-writer.sh}). Any page size reads
-   * the same; files made before keep theirs.
-   */
-  static final int PAGE_SIZE = 16384;
   /** Folded bodies are stored in chunks of this size (an SQLite blob holds at most 1 GB). */
   static final int CHUNK = 4 << 20;
 
@@ -275,10 +267,6 @@ public final class SessionDb implements AutoCloseable {
 
   private static void prepareForWriting(Connection c, Path f, boolean deferIndexes) throws SQLException {
     try (Statement s = c.createStatement()) {
-      if (Schema.empty(c)) {
-        // before WAL mode fixes it: see PAGE_SIZE
-        s.execute("PRAGMA page_size = " + PAGE_SIZE);
-      }
       s.execute("PRAGMA journal_mode = WAL");
       s.execute("PRAGMA synchronous = NORMAL"); // WAL + NORMAL: a crash of Loupe loses nothing committed
       // the writer's pages: each flow updates the flow table, eight indexes and the body table; with

@@ -209,36 +209,4 @@ class SessionFileTest {
       assertThat(s.count()).isZero();
     }
   }
-
-  @Test
-  void newFilesHaveLargePagesAndOlderFilesKeepTheirs() throws Exception {
-    Path file = session("pages.loupe", 3);
-    assertThat(pageSize(file)).isEqualTo(SessionDb.PAGE_SIZE);
-    Path empty = Files.createFile(dir.resolve("empty-pages.loupe"));
-    Session.open(empty, dir).close();
-    assertThat(pageSize(empty)).as("a zero-length file becomes a session with large pages").isEqualTo(SessionDb.PAGE_SIZE);
-    // a file with SQLite's default pages (as every session made before): recorded into and read as it is
-    sql(file, "PRAGMA page_size = 4096", "VACUUM");
-    assertThat(pageSize(file)).isEqualTo(4096);
-    RecordingStore store = new RecordingStore();
-    try (Session s = Session.open(file, dir)) {
-      s.record(store, p -> { });
-      RecordedFlow f = new RecordedFlow(store.nextId(), Instant.now(), new CapturePolicy(1 << 20, false, dir));
-      f.request(new RequestHead("GET", "http", "example.com", 80, "/more", "HTTP/1.1", Headers.EMPTY));
-      store.add(f);
-      f.complete();
-      store.completed(f);
-    }
-    assertThat(pageSize(file)).isEqualTo(4096);
-    try (Session s = Session.openReadOnly(file, dir)) {
-      assertThat(s.count()).isEqualTo(4);
-    }
-  }
-
-  private static int pageSize(Path file) throws SQLException {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
-        ResultSet r = s.executeQuery("PRAGMA page_size")) {
-      return r.getInt(1);
-    }
-  }
 }
