@@ -47,7 +47,8 @@ public record RequestDraft(String method, String url, String httpVersion, Header
    * kept as written, as the proxy keeps them on the wire: characters RFC 3986 does not list there
    * ({@code ?a[]=1}, {@code |}, {@code {}}) are what real clients send and origins accept, so a captured
    * request can be edited and replayed as it was. Non-ASCII characters (typed in an editor) are sent
-   * percent-encoded as UTF-8; a space or a control character is refused. A fragment is dropped.
+   * percent-encoded as UTF-8; a space or a control character is refused. A fragment and user
+   * information ({@code user:password@}) are left out.
    *
    * @throws IllegalArgumentException when the URL is not an absolute http or https URL
    */
@@ -62,10 +63,10 @@ public record RequestDraft(String method, String url, String httpVersion, Header
     while (authEnd < raw.length() && "/?#".indexOf(raw.charAt(authEnd)) < 0) {
       authEnd++;
     }
-    String authority = raw.substring(sep + 3, authEnd);
-    if (authority.indexOf('@') >= 0) {
-      throw new IllegalArgumentException("user information (user@) in URL " + url);
-    }
+    // user information (user:password@) is not part of the request (RFC 9110 §4.2.4); it is left out
+    // here, as it always was, and the composer keeps it out of its history (HistorySecrets)
+    String authority = raw.substring(raw.lastIndexOf('@', authEnd - 1) < sep + 3 ? sep + 3
+        : raw.lastIndexOf('@', authEnd - 1) + 1, authEnd);
     URI u;
     try {
       u = new URI(scheme + "://" + authority + "/");
