@@ -187,7 +187,8 @@ class SessionFlowListTest {
       fx.runAll();
       RecordedFlow first = record(store, 0, "POST", 201, "body 0");
       long id = first.id();
-      WeakReference<Flow> firstFlow = new WeakReference<>(first);
+      java.lang.ref.ReferenceQueue<Flow> collected = new java.lang.ref.ReferenceQueue<>();
+      WeakReference<Flow> firstFlow = new WeakReference<>(first, collected);
       first = null;
       for (int i = 1; i < 3000; i++) {
         record(store, i, "GET", 200, "body " + i);
@@ -211,7 +212,7 @@ class SessionFlowListTest {
       row = null;
       for (int i = 0; i < 50 && firstFlow.get() != null; i++) {
         System.gc();
-        Thread.sleep(20);
+        collected.remove(20); // waits for the collector to enqueue it (or 20 ms, then asks again)
       }
       assertThat(firstFlow.get()).as("the flow left memory").isNull();
 
