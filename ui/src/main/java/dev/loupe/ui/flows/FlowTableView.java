@@ -78,6 +78,14 @@ public final class FlowTableView extends TableView<FlowRow> {
     // The rows are ids in the view model, read when shown: sorting is the view model's (the store
     // sorts a million flows by its indexes), never a copy of the rows sorted here.
     setItems(window);
+    // An update of rows the table holds must not lose the selection (nothing selected: nothing to keep)
+    window.reportUpdatesThrough(change -> {
+      if (getSelectionModel().isEmpty()) {
+        change.run();
+      } else {
+        keepingSelection(change, false);
+      }
+    });
     setSortPolicy(t -> {
       TableColumn<FlowRow, ?> first = getSortOrder().isEmpty() ? null : getSortOrder().get(0);
       SortKey key = first == null ? null : sortKey(first.getId());
@@ -267,13 +275,26 @@ public final class FlowTableView extends TableView<FlowRow> {
 
   /** Moves the window to start at {@code first} (clamped), keeping the selection (see the class doc). */
   private void moveWindow(int first) {
-    List<FlowRow> selected = new ArrayList<>(parked);
-    selected.addAll(getSelectionModel().getSelectedItems());
+    keepingSelection(() -> window.moveTo(first), true);
+  }
+
+  /**
+   * Runs a window {@code change} and selects again the rows that were selected (by id), the lead last. Selected rows
+   * the change takes out of the window are parked if {@code park} (a move: they are still among all the rows), else
+   * let go (they were removed); rows parked before stay parked.
+   */
+  private void keepingSelection(Runnable change, boolean park) {
+    List<FlowRow> selected = new ArrayList<>(getSelectionModel().getSelectedItems());
+    if (park) {
+      selected.addAll(0, parked);
+    }
     FlowRow lead = selectedRow.get();
     moving = true;
     try {
-      window.moveTo(first);
-      parked.clear();
+      change.run();
+      if (park) {
+        parked.clear();
+      }
       if (selected.isEmpty()) {
         return;
       }
@@ -289,7 +310,7 @@ public final class FlowTableView extends TableView<FlowRow> {
       for (FlowRow r : selected) {
         int i = at.get(r.id());
         if (i < 0) {
-          if (!parked.contains(r)) {
+          if (park && !parked.contains(r)) {
             parked.add(r);
           }
         } else if (lead != null && r.id() == lead.id()) {
@@ -307,6 +328,8 @@ public final class FlowTableView extends TableView<FlowRow> {
     FlowRow now = getSelectionModel().getSelectedItem();
     if (now != null && lead != null && now.id() == lead.id()) {
       selectedRow.set(now); // the same flow, perhaps a newer row of it
+    } else if (!park && lead != null && (now == null || now.id() != lead.id()) && !parked.contains(lead)) {
+      selectedRow.set(now); // the lead row was removed
     }
   }
 

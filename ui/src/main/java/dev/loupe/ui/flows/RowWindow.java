@@ -40,6 +40,8 @@ final class RowWindow extends ObservableListBase<FlowRow> {
   /** The source's size and replacement count after the last change applied. */
   private int sourceSize;
   private int replacements;
+  /** Reports a change that follows the source (not a move or a new filter or order); see {@link #reportUpdatesThrough}. */
+  private java.util.function.Consumer<Runnable> updates = Runnable::run;
 
   RowWindow(FlowRows source, int capacity) {
     if (capacity < 1) {
@@ -62,6 +64,15 @@ final class RowWindow extends ObservableListBase<FlowRow> {
   @Override
   public int size() {
     return shown.length;
+  }
+
+  /**
+   * Changes that follow the source's (rows arriving, updated in place, removed) are reported by running the runnable
+   * {@code around} is given: the table keeps its selection across them (JavaFX's selection model clears it when a
+   * change replaces every row it holds, as an update of the only row does).
+   */
+  void reportUpdatesThrough(java.util.function.Consumer<Runnable> around) {
+    updates = Objects.requireNonNull(around, "around");
   }
 
   /** Where the window starts in the whole list. */
@@ -278,7 +289,7 @@ final class RowWindow extends ObservableListBase<FlowRow> {
     for (Edit e : edits) {
       ranges.add(new RangeChange.Range<>(e.from, e.to, e.removed));
     }
-    fireChange(new RangeChange<>(this, ranges));
+    updates.accept(() -> fireChange(new RangeChange<>(this, ranges)));
   }
 
   /** Rows {@code [from, to)} of the window after the change replace {@code removed}. */
