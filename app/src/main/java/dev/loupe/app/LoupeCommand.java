@@ -427,6 +427,9 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    if (headless) {
+      session.printFlowLines();
+    }
     // running.json and the listeners `loupe browser` asks for; both follow the proxy across
     // restarts. Written before the listening line, so a script that waits for that line finds it.
     RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
@@ -493,6 +496,7 @@ final class LoupeCommand implements Callable<Integer> {
         }
       }
       out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
+      session.printFlowLines();
       session.record(sessionFiles.startRecording(store, out));
       out.flush();
     }
