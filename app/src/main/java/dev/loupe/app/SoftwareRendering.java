@@ -16,8 +16,8 @@ import java.util.stream.Stream;
  * <p>Without a DRM device ({@code /dev/dri}: a virtual machine without 3D, a remote or virtual display such
  * as Xvfb, a container) OpenGL is Mesa's software rasterizer, llvmpipe: JavaFX's ES2 pipeline draws through
  * it, and GTK probes OpenGL when it opens the display, both loading Mesa and LLVM (~50 MiB resident of the
- * window's ~265 MiB at idle). JavaFX's software pipeline ({@code prism.order=sw}) draws without them, and
- * {@code GDK_GL=disable} stops GTK's probe; together the idle window is ~55 MiB smaller
+ * window's 262-272 MiB at idle). JavaFX's software pipeline ({@code prism.order=sw}) draws without them, and
+ * {@code GDK_GL=disable} stops GTK's probe; together the idle window is ~60 MiB smaller (203-206 MiB)
  * (docs/PERFORMANCE.md, "The window's idle RSS, second pass"). The environment variable must be set in
  * this process before GTK starts; a JVM can only do that through the foreign function API (JDK 22+), so
  * on older runtimes nothing changes. Whoever chose a pipeline ({@code -Dprism.order}) or set

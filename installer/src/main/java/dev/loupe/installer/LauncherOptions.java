@@ -35,7 +35,7 @@ public final class LauncherOptions {
   /**
    * For a runtime of JDK 22 or newer: the JVM gives the C heap's free pages back to the system every
    * 5 s ({@code malloc_trim}; JDK 22 made {@code -XX:TrimNativeHeapInterval} a product option, JDK 17 does not
-   * know it). The window's start-up leaves 20-25 MiB free but resident in glibc's malloc arenas (GTK, the
+   * know it). The window's start-up leaves 14-24 MiB free but resident in glibc's malloc arenas (GTK, the
    * renderer, the JIT, the class loaders); the launcher cannot set {@code MALLOC_ARENA_MAX} or
    * {@code MALLOC_TRIM_THRESHOLD_} (a {@code .cfg} holds no environment). docs/PERFORMANCE.md, "The window's
    * idle RSS, second pass".
