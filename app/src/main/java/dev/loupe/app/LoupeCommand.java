@@ -473,6 +473,7 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
+        SoftwareRendering.applyIfWanted(); // no GPU: JavaFX's own renderer, no Mesa (before GTK starts)
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
