@@ -260,6 +260,11 @@ final class LoupeCommand implements Callable<Integer> {
           System.out, System.err);
     }
     Settings saved = null;
+    if (!headless) {
+      // No GPU: JavaFX's own renderer and no Mesa. Sets an environment variable, so first, while no thread of
+      // Loupe's runs yet (setenv is not safe next to threads reading the environment); before GTK starts.
+      SoftwareRendering.applyIfWanted();
+    }
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
       DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
@@ -473,7 +478,6 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
-        SoftwareRendering.applyIfWanted(); // no GPU: JavaFX's own renderer, no Mesa (before GTK starts)
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
