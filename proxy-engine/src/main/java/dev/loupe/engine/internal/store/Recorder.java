@@ -65,7 +65,7 @@ public final class Recorder implements AutoCloseable {
   /** Noted flows that trigger a batch before the next tick. */
   static final int BATCH_TRIGGER = 4000;
   /** Ended, written flows the live store keeps in memory (the newest), for quick access. */
-  static final int CACHE = 1000;
+  static final int CACHE = dev.loupe.engine.api.session.Session.KEEP_IN_MEMORY;
   /** Flows written per transaction at most: a writer catching up commits (and frees memory) as it goes. */
   static final int TRANSACTION = 4000;
   /**
