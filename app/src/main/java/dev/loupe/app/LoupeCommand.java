@@ -432,6 +432,9 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    if (headless) {
+      session.printFlowLines();
+    }
     // running.json and the listeners `loupe browser` asks for; both follow the proxy across
     // restarts. Written before the listening line, so a script that waits for that line finds it.
     RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
@@ -475,6 +478,7 @@ final class LoupeCommand implements Callable<Integer> {
     if (!headless) {
       String noDisplay = DesktopWindow.whyNot();
       if (noDisplay == null) {
+        SoftwareRendering.applyIfWanted(); // no GPU: JavaFX's own renderer, no Mesa (before GTK starts)
         pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
         dev.loupe.ui.session.SessionManager sessions = DesktopWindow.sessions(dir, store, sessionFiles, out);
         try {
@@ -498,6 +502,7 @@ final class LoupeCommand implements Callable<Integer> {
         }
       }
       out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
+      session.printFlowLines();
       session.record(sessionFiles.startRecording(store, out, keepInMemory));
       out.flush();
     }
