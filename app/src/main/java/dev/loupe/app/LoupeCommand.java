@@ -407,7 +407,12 @@ final class LoupeCommand implements Callable<Integer> {
         : har != null || !headless || sessionFiles.record() != null ? FlowStore.create()
         : FlowStore.rolling(HEADLESS_KEEP, HEADLESS_BODY_BUDGET);
     // the window records through its session manager (File menu, autosave); headless straight into --session
-    dev.loupe.engine.api.session.Session recording = headless ? sessionFiles.startRecording(store, System.out) : null;
+    // Without --control nothing reads a headless recording's flows from memory, so each leaves it
+    // once it is on disk: kept longer, every young collection copies them (docs/PERFORMANCE.md,
+    // "--session, third pass"). The control API lists and replays the newest from memory.
+    int keepInMemory = controlOptions.address() != null ? dev.loupe.engine.api.session.Session.KEEP_IN_MEMORY : 0;
+    dev.loupe.engine.api.session.Session recording = headless
+        ? sessionFiles.startRecording(store, System.out, keepInMemory) : null;
     dev.loupe.engine.api.intercept.InterceptService intercept = interceptService(dir);
     intercept.pauseTimeout(Duration.ofSeconds(pauseTimeoutSeconds)); // the saved setting unless given (merge)
     if (controlOptions.rules() != null) {
@@ -502,7 +507,7 @@ final class LoupeCommand implements Callable<Integer> {
       }
       out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
       session.printFlowLines();
-      session.record(sessionFiles.startRecording(store, out));
+      session.record(sessionFiles.startRecording(store, out, keepInMemory));
       out.flush();
     }
     session.runUntilShutdown();

@@ -65,9 +65,10 @@ record SessionOptions(Path record, Path har) {
 
   /**
    * Opens the session file and records {@code store} into it; null when no file was asked for.
-   * Problems writing it (a full disk) are printed to stderr as they happen.
+   * Problems writing it (a full disk) are printed to stderr as they happen. {@code keep}: ended flows
+   * kept in the store's memory once written ({@link Session#record(FlowStore, java.util.function.Consumer, int)}).
    */
-  Session startRecording(FlowStore store, PrintStream out) {
+  Session startRecording(FlowStore store, PrintStream out, int keep) {
     if (record == null) {
       return null;
     }
@@ -77,7 +78,7 @@ record SessionOptions(Path record, Path har) {
       Session s = Session.open(record, Path.of(System.getProperty("java.io.tmpdir")), Session.Indexing.DEFERRED);
       long before = s.count();
       s.record(store, problem -> System.err.println("Loupe: " + (problem != null ? problem
-          : "writing the session works again; capture is on")));
+          : "writing the session works again; capture is on")), keep);
       out.println("Recording into " + s.file() + (before == 0 ? "" : " (" + before + " flows already in it)"));
       return s;
     } catch (SessionException e) {

@@ -120,7 +120,20 @@ public interface Session extends AutoCloseable {
    * @param problems told a sentence when writing fails and capture pauses, and null when writing
    *     works again (on the writer thread)
    */
-  void record(FlowStore live, Consumer<String> problems) throws SessionException;
+  default void record(FlowStore live, Consumer<String> problems) throws SessionException {
+    record(live, problems, KEEP_IN_MEMORY);
+  }
+
+  /** Ended flows {@link #record(FlowStore, Consumer)} keeps in the live store's memory once written (the newest). */
+  int KEEP_IN_MEMORY = 1000;
+
+  /**
+   * {@link #record(FlowStore, Consumer)}, keeping at most the newest {@code keep} ended flows in the
+   * live store's memory once they are written (0: each leaves it once it is on disk; the session
+   * reads flows back from the file either way). A recording that nobody browses (headless) keeps
+   * none: each flow kept longer in memory is one more the collector copies.
+   */
+  void record(FlowStore live, Consumer<String> problems, int keep) throws SessionException;
 
   /** The store being recorded, or null. */
   FlowStore live();

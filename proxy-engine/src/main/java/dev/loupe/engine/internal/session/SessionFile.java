@@ -169,9 +169,10 @@ public final class SessionFile implements Session {
    *
    * @param problems told a sentence when writing fails and capture pauses, and null when writing
    *     works again (on the writer thread)
+   * @param keep ended flows kept in {@code live}'s memory once written (the newest)
    */
   @Override
-  public synchronized void record(FlowStore live, Consumer<String> problems) throws SessionException {
+  public synchronized void record(FlowStore live, Consumer<String> problems, int keep) throws SessionException {
     if (readOnly()) {
       throw new IllegalStateException("read-only session " + file());
     }
@@ -181,7 +182,7 @@ public final class SessionFile implements Session {
     RecordingStore.of(live).continueAfter(maxId());
     this.store = live;
     this.recorder = call(() -> new Recorder(db, files.writer(), live, writerThread,
-        Objects.requireNonNull(problems, "problems")), "cannot record");
+        Objects.requireNonNull(problems, "problems"), keep), "cannot record");
   }
 
   /** The store being recorded, or null. */

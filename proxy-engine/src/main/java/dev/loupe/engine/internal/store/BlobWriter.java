@@ -20,6 +20,28 @@ final class BlobWriter {
     return Arrays.copyOf(buf, len);
   }
 
+  /** Arrays longer than this are never kept in a pool by {@link #toByteArray(byte[][], int)}. */
+  static final int POOLED_MAX = 4096;
+
+  /**
+   * What was written, in an array of exactly its length: {@code pool}'s at {@code slot} when it
+   * has that length (overwritten: the caller is done with what it held before), else a new one,
+   * left in the slot unless longer than {@link #POOLED_MAX}. So a writer whose blobs keep the same
+   * lengths allocates no array per blob.
+   */
+  byte[] toByteArray(byte[][] pool, int slot) {
+    byte[] a = pool[slot];
+    if (a == null || a.length != len) {
+      a = Arrays.copyOf(buf, len);
+      if (len <= POOLED_MAX) {
+        pool[slot] = a;
+      }
+      return a;
+    }
+    System.arraycopy(buf, 0, a, 0, len);
+    return a;
+  }
+
   /** Bytes written so far (a mark for {@link #copyFrom}). */
   int length() {
     return len;

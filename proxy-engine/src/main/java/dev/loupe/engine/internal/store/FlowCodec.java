@@ -70,6 +70,11 @@ final class FlowCodec {
    * addresses from {@code parts} when they were encoded before (same bytes) and keeping them there.
    */
   static byte[] encode(Flow f, BlobWriter w, CertificateSink certs, EncodedParts parts) {
+    return write(f, w, certs, parts).toByteArray();
+  }
+
+  /** {@link #encode(Flow, BlobWriter, CertificateSink, EncodedParts)} into {@code w} (reset first), without the copy. */
+  static BlobWriter write(Flow f, BlobWriter w, CertificateSink certs, EncodedParts parts) {
     w.reset().u8(FORMAT);
     w.string(f.clientProtocol()).string(f.serverProtocol());
     w.zigzag(f.clientStreamId()).zigzag(f.serverStreamId());
@@ -94,7 +99,7 @@ final class FlowCodec {
     for (String n : notes) {
       w.string(n);
     }
-    return w.toByteArray();
+    return w;
   }
 
   /** Reads {@code blob} into {@code b}. */

@@ -332,8 +332,18 @@ final class FlowWriter implements AutoCloseable {
     setText(p, i++, f.clientProtocol());
     setText(p, i++, f.serverProtocol());
     setText(p, i++, f.client());
-    p.setBytes(i, FlowCodec.encode(f, blob, certificates, parts));
+    // the queued row's blob: an array of this row slot's, reused by the next statement (the driver
+    // copies what is bound when the statement runs, and every row is bound anew before each run)
+    BlobWriter w = FlowCodec.write(f, blob, certificates, parts);
+    p.setBytes(i, w.toByteArray(rowBlobs, base / PLAIN_PARAMETERS * BLOB_LENGTHS + (w.length() & (BLOB_LENGTHS - 1))));
   }
+
+  /**
+   * Detail blob arrays kept per queued row slot and length (modulo {@link #BLOB_LENGTHS}): a
+   * recording's blobs keep a few lengths, so most rows reuse one (no ~600-byte array per flow).
+   */
+  private static final int BLOB_LENGTHS = 16;
+  private final byte[][] rowBlobs = new byte[ROWS_PER_INSERT * BLOB_LENGTHS][];
 
   /**
    * {@code INSERT OR REPLACE} of {@code rows} plain flows ({@link #PLAIN_PARAMETERS} parameters each,

@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -29,14 +31,19 @@ import java.util.logging.Logger;
  *
  * <h3>Path of a flow</h3>
  * Flow events reach {@link #onEvent} on the thread that publishes them (an event loop; see
- * {@link RecordingStore#subscribeInline}), which only notes the flow (newest state wins) under a lock
- * the writer holds just long enough to take the noted map. Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
+ * {@link RecordingStore#subscribeInline}), which only appends the flow's reference to a list (no
+ * lookup, no allocation but the list's amortised growth) under a lock the writer holds just long
+ * enough to swap the list for an empty one. The writer drops repeats (a flow noted several times is
+ * written once, as it is when written) and flows the store no longer holds (a late event for a flow
+ * forgotten once written, or cleared: the file has it, or should not). Every {@link #FLUSH_MILLIS} ms, or sooner when many are waiting, the writer
  * thread writes every noted flow in one transaction: its row as it is now, new WebSocket messages,
  * and, once it has ended, its bodies. A flow noted in flight waits for one more batch first (most
  * flows end within it, and are then written once instead of twice); one still in flight then is
  * written as it is, so a long request is on disk within about two batches of its start. After the
- * commit, ended flows beyond the newest {@link #CACHE} leave the store's memory
- * ({@link FlowStore#forget}); the session reads them back from the file. Nothing on an event loop
+ * commit, ended flows beyond the newest {@code keep} ({@link #CACHE} unless the caller chose fewer:
+ * headless keeps none, as nobody browses its flows) leave the store's memory ({@link FlowStore#forget});
+ * the session reads them back from the file. Every flow kept in memory longer is one more the young
+ * collections copy: a recording Loupe's GC cost and heap grow with it. Nothing on an event loop
  * ever waits for this.
  *
  * <h3>Failures</h3>
@@ -48,7 +55,8 @@ import java.util.logging.Logger;
  * it has written them, so the waiting flows cannot fill the heap.
  *
  * <h3>Threads</h3>
- * {@link #pending} is guarded by its own lock; everything else is confined to the writer thread.
+ * {@link #noted}, {@link #newFlows} and {@link #triggered} are guarded by {@link #lock}; {@link #carried}
+ * is written by the writer and read by publishers; everything else is confined to the writer thread.
  */
 public final class Recorder implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Recorder.class.getName());
@@ -57,7 +65,7 @@ public final class Recorder implements AutoCloseable {
   /** Noted flows that trigger a batch before the next tick. */
   static final int BATCH_TRIGGER = 4000;
   /** Ended, written flows the live store keeps in memory (the newest), for quick access. */
-  static final int CACHE = 1000;
+  static final int CACHE = dev.loupe.engine.api.session.Session.KEEP_IN_MEMORY;
   /** Flows written per transaction at most: a writer catching up commits (and frees memory) as it goes. */
   static final int TRANSACTION = 4000;
   /**
@@ -72,9 +80,22 @@ public final class Recorder implements AutoCloseable {
   private final ScheduledExecutorService thread;
   private final Consumer<String> problems;
   private final Object lock = new Object();
-  /** Flows noted since the last batch, first-noted order (guarded by lock). */
-  private LinkedHashMap<Long, Flow> pending = new LinkedHashMap<>();
+  /** Flows as events noted them since the writer last took them, with repeats (guarded by lock). */
+  private ArrayList<Flow> noted = new ArrayList<>();
+  /** New flows among {@link #noted} (guarded by lock). */
+  private int newFlows;
   private boolean triggered;
+  /** The writer's empty list, swapped for {@link #noted} when it takes them (writer thread only). */
+  private ArrayList<Flow> spare = new ArrayList<>();
+  /**
+   * Flows taken from {@link #noted} and waiting to be written, first-noted order, each once (held
+   * back in flight, kept after a failed batch, or not yet written); {@link #carrying} holds the same
+   * flows (writer thread only).
+   */
+  private ArrayList<Flow> carry = new ArrayList<>();
+  private IdentityHashMap<Flow, Flow> carrying = new IdentityHashMap<>();
+  /** {@link #carry}'s size, for publishers' backlog check. */
+  private volatile int carried;
   private final FlowStore.Subscription subscription;
   private final ScheduledFuture<?> ticks;
   // writer thread only:
@@ -83,6 +104,8 @@ public final class Recorder implements AutoCloseable {
   /** Flows a batch held back once because they were in flight (until they end). */
   private final Set<Long> heldBack = new HashSet<>();
   private final ArrayDeque<Flow> written = new ArrayDeque<>();
+  /** Ended, written flows kept in the store's memory (the newest). */
+  private final int keep;
   private volatile String problem;
   /** Capture paused because more than {@link #MAX_BACKLOG} flows waited (set by a publisher, cleared by the writer). */
   private volatile boolean overloaded;
@@ -101,6 +124,19 @@ public final class Recorder implements AutoCloseable {
    */
   public Recorder(SessionDb db, FlowWriter writer, FlowStore store, ScheduledExecutorService thread,
       Consumer<String> problems) {
+    this(db, writer, store, thread, problems, CACHE);
+  }
+
+  /**
+   * As above, keeping the newest {@code keep} ended, written flows in the store's memory (0: every
+   * flow leaves it once it is on disk).
+   */
+  public Recorder(SessionDb db, FlowWriter writer, FlowStore store, ScheduledExecutorService thread,
+      Consumer<String> problems, int keep) {
+    if (keep < 0) {
+      throw new IllegalArgumentException("keep: " + keep);
+    }
+    this.keep = keep;
     this.db = db;
     this.writer = writer;
     this.store = store;
@@ -108,26 +144,27 @@ public final class Recorder implements AutoCloseable {
     this.problems = problems;
     this.subscription = RecordingStore.of(store).subscribeInline(this::onEvent);
     for (Flow f : store.snapshot()) {
-      note(f);
+      note(f, true);
     }
     this.ticks = thread.scheduleWithFixedDelay(this::tick, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
+  /** On the publishing thread (an event loop): hands the flow's reference over, nothing else. */
   private void onEvent(FlowEvent e) {
-    // a late event for a flow the store no longer holds (forgotten once written, or cleared) is
-    // ignored: its spill files may be gone, and the file already has it (or should not)
-    if (store.get(e.flow().id()) == e.flow()) {
-      note(e.flow());
-    }
+    note(e.flow(), e.type() == FlowEvent.Type.ADDED);
   }
 
-  private void note(Flow f) {
+  private void note(Flow f, boolean isNew) {
     boolean trigger;
     int waiting;
     synchronized (lock) {
-      pending.put(f.id(), f);
-      waiting = pending.size();
-      trigger = waiting >= BATCH_TRIGGER && !triggered;
+      noted.add(f);
+      if (isNew) {
+        newFlows++;
+      }
+      waiting = newFlows + carried;
+      // many events of a few flows (WebSocket messages) also trigger one: the list stays short
+      trigger = (waiting >= BATCH_TRIGGER || noted.size() >= 4 * BATCH_TRIGGER) && !triggered;
       if (trigger) {
         triggered = true;
       }
@@ -162,53 +199,45 @@ public final class Recorder implements AutoCloseable {
    * disk at most about two batches ({@code 2 x FLUSH_MILLIS}) after it started.
    */
   boolean flush(boolean all) {
+    take(); // also while paused: the noted list stays as short as the flows waiting
     if (problem != null) {
       return false; // paused until resume()
     }
-    LinkedHashMap<Long, Flow> batch;
-    synchronized (lock) {
-      if (pending.isEmpty()) {
-        triggered = false;
-        return true;
-      }
-      batch = pending;
-      pending = new LinkedHashMap<>();
-      triggered = false;
+    if (carry.isEmpty()) {
+      return true;
     }
     long t0 = System.nanoTime();
     if (overloaded && !overloadTold) {
       overloadTold = true;
-      String why = "Loupe cannot write flows to " + db.file() + " as fast as they come (" + batch.size()
+      String why = "Loupe cannot write flows to " + db.file() + " as fast as they come (" + carry.size()
           + " waiting): capture is paused until they are written (traffic is still relayed).";
       LOG.warning(why);
       problems.accept(why);
     }
-    Flow[] flows = batch.values().toArray(new Flow[0]);
-    LinkedHashMap<Long, Flow> later = new LinkedHashMap<>();
+    Flow[] flows = carry.toArray(new Flow[0]);
+    uncarry();
+    List<Flow> later = new ArrayList<>();
     int count = 0;
     for (int from = 0; from < flows.length; from += TRANSACTION) {
       int to = Math.min(flows.length, from + TRANSACTION);
       Exception e = transaction(flows, from, to, all, later);
       if (e != null) {
-        LinkedHashMap<Long, Flow> back = later; // held back first, then the rest, then what was noted meanwhile
+        for (Flow f : later) { // held back first, then the rest (what was noted meanwhile comes after)
+          carry(f);
+        }
         for (int i = from; i < flows.length; i++) {
-          back.put(flows[i].id(), flows[i]);
+          carry(flows[i]);
         }
-        synchronized (lock) {
-          back.putAll(pending);
-          pending = back;
-        }
+        carried = carry.size();
         fail(e);
         return false;
       }
       count += to - from;
     }
-    if (!later.isEmpty()) {
-      synchronized (lock) { // held back: in front of what was noted meanwhile
-        later.putAll(pending);
-        pending = later;
-      }
+    for (Flow f : later) { // held back: in front of what was noted meanwhile
+      carry(f);
     }
+    carried = carry.size();
     if (overloaded) {
       overloaded = false;
       store.capturing(true);
@@ -226,14 +255,56 @@ public final class Recorder implements AutoCloseable {
   }
 
   /**
+   * Takes what publishers noted: each flow once, after those already waiting, unless the store no
+   * longer holds it (forgotten once written, or cleared: its spill files may be gone, and the file
+   * already has it, or should not).
+   */
+  private void take() {
+    ArrayList<Flow> got;
+    synchronized (lock) {
+      got = noted;
+      noted = spare;
+      newFlows = 0;
+      triggered = false;
+    }
+    for (int i = 0, n = got.size(); i < n; i++) {
+      Flow f = got.get(i);
+      if (!carrying.containsKey(f) && store.get(f.id()) == f) {
+        carry(f);
+      }
+    }
+    got.clear();
+    spare = got;
+    carried = carry.size();
+  }
+
+  private void carry(Flow f) {
+    if (carrying.put(f, f) == null) {
+      carry.add(f);
+    }
+  }
+
+  /** Empties {@link #carry} (its flows are being written). */
+  private void uncarry() {
+    if (carry.size() > 4 * BATCH_TRIGGER) { // a backlog: don't keep (and clear) its big tables
+      carry = new ArrayList<>();
+      carrying = new IdentityHashMap<>();
+    } else {
+      carry.clear();
+      carrying.clear();
+    }
+  }
+
+  /**
    * Writes {@code flows[from, to)} in one transaction (flows in flight noted for the first time go
    * to {@code later} instead, unless {@code all}); after the commit, ended flows beyond the cache
    * leave memory. Returns the failure, after rolling back, or null.
    */
-  private Exception transaction(Flow[] flows, int from, int to, boolean all, Map<Long, Flow> later) {
+  private Exception transaction(Flow[] flows, int from, int to, boolean all, List<Flow> later) {
+    int laterBefore = later.size();
     Map<Long, Integer> messagesBefore = null;
     // the flows whose bodies this transaction wrote: decided once per flow, as it may end while we write
-    java.util.List<Flow> ended = new java.util.ArrayList<>(to - from);
+    List<Flow> ended = new ArrayList<>(to - from);
     Connection c = db.writer();
     try {
       c.setAutoCommit(false);
@@ -242,7 +313,7 @@ public final class Recorder implements AutoCloseable {
         // the state is read once: a flow that ends while we write waits for the next batch
         FlowState state = f.state();
         if (!all && state == FlowState.IN_FLIGHT && heldBack.add(f.id())) {
-          later.put(f.id(), f);
+          later.add(f);
           continue;
         }
         boolean end = state != FlowState.IN_FLIGHT && !bodiesWritten.contains(f.id());
@@ -267,9 +338,8 @@ public final class Recorder implements AutoCloseable {
       if (messagesBefore != null) {
         messagesWritten.putAll(messagesBefore);
       }
-      for (int i = from; i < to; i++) { // held back in this transaction: written as they are when tried again
-        later.remove(flows[i].id());
-      }
+      // held back in this transaction: written as they are when tried again (they are in flows[from..])
+      later.subList(laterBefore, later.size()).clear();
       return e;
     } finally {
       try {
@@ -283,13 +353,15 @@ public final class Recorder implements AutoCloseable {
       if (!heldBack.isEmpty()) {
         heldBack.remove(id);
       }
-      bodiesWritten.add(id);
+      if (keep > 0) { // else forgotten below: a late event finds it gone from the store
+        bodiesWritten.add(id);
+      }
       if (!messagesWritten.isEmpty()) {
         messagesWritten.remove(id);
       }
       written.add(f);
     }
-    while (written.size() > CACHE) {
+    while (written.size() > keep) {
       forget(written.poll());
     }
     return null;
@@ -360,8 +432,11 @@ public final class Recorder implements AutoCloseable {
   /** On the writer thread: drops what is noted and what is known of written flows (the session was cleared). */
   void cleared() {
     synchronized (lock) {
-      pending = new LinkedHashMap<>();
+      noted.clear();
+      newFlows = 0;
     }
+    uncarry();
+    carried = 0;
     messagesWritten.clear();
     bodiesWritten.clear();
     heldBack.clear();
@@ -372,7 +447,7 @@ public final class Recorder implements AutoCloseable {
   public Stats stats() {
     int waiting;
     synchronized (lock) {
-      waiting = pending.size();
+      waiting = newFlows + carried;
     }
     return new Stats(flowsWritten.get(), batches.get(), writeNanos.get(), maxBatchNanos, waiting);
   }

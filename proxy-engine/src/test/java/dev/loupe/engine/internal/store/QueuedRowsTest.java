@@ -83,6 +83,57 @@ class QueuedRowsTest {
         .map(f -> f.request() == null ? null : f.request().url()).toList());
   }
 
+  /**
+   * Flows whose detail blobs all have one length, over several statements (the writer reuses a row
+   * slot's blob array from one statement to the next): every row holds its own flow's blob.
+   */
+  @Test
+  void sameLengthBlobsOverManyStatementsKeepTheirOwnBytes() throws Exception {
+    List<RecordedFlow> flows = new ArrayList<>();
+    for (int i = 0; i < 4 * FlowWriter.ROWS_PER_INSERT + 3; i++) {
+      RecordedFlow f = new RecordedFlow(1000 + i, Instant.ofEpochSecond(1_700_000_000L, i), CapturePolicy.defaults());
+      f.clientProtocol("HTTP/1.1");
+      f.timings().requestStart(1_000_000L);
+      f.request(new RequestHead("GET", "https", "example.com", 443, String.format("/p%04d", i), "HTTP/1.1",
+          Headers.of("Host", "example.com", "X-N", String.format("%04d", i))));
+      f.response(new ResponseHead(200, "OK", "HTTP/1.1", Headers.of("X-M", String.format("%04d", i))));
+      f.timings().responseEnd(1_000_000L + 100 + i % 10);
+      f.complete();
+      flows.add(f);
+    }
+    Path queued = dir.resolve("queued.loupe");
+    Path oneByOne = dir.resolve("one-by-one.loupe");
+    try (SessionDb db = SessionDb.open(queued, false); FlowWriter w = new FlowWriter(db)) {
+      Connection c = db.writer();
+      c.setAutoCommit(false);
+      for (int i = 0; i < flows.size(); i++) {
+        w.queueRow(flows.get(i), flows.get(i).state());
+        if (i % 40 == 39) {
+          w.flushQueued(); // remainders of several sizes too
+        }
+      }
+      w.flushQueued();
+      c.commit();
+      c.setAutoCommit(true);
+    }
+    try (SessionDb db = SessionDb.open(oneByOne, false); FlowWriter w = new FlowWriter(db)) {
+      Connection c = db.writer();
+      c.setAutoCommit(false);
+      for (RecordedFlow f : flows) {
+        w.row(f, 0, f.state());
+      }
+      c.commit();
+      c.setAutoCommit(true);
+    }
+    try (Connection c = SessionDb.connect(queued, true); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(DISTINCT length(detail)), count(DISTINCT detail) FROM flow")) {
+      assertThat(r.next()).isTrue();
+      assertThat(r.getInt(1)).as("few lengths: the arrays are reused").isLessThanOrEqualTo(2);
+      assertThat(r.getInt(2)).as("every blob its own").isEqualTo(flows.size());
+    }
+    assertThat(rows(queued, "flow")).containsExactlyElementsOf(rows(oneByOne, "flow"));
+  }
+
   @Test
   void aRollbackDropsQueuedRows() throws Exception {
     Path file = dir.resolve("rollback.loupe");
