@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The window's idle RSS (issue 19: <= 200 MB): each candidate command opens Loupe's window on its own Xvfb
 # display, with an empty configuration directory; RSS (VmRSS of the JVM) is read when the window has been
-# mapped for 20 s and for 60 s (G1's periodic collection runs every 15 s with the launcher's options).
+# mapped for 20 s and for 60 s (G1's periodic collection runs every 15 s with the launcher's options); also
+# the seconds from launch until the window mapped (0.2 s resolution; the start time under this load).
 # Candidates run in A B ... B A order, REPS times each way.
 # Usage: bench/window-idle-rss.sh 'label|command' ['label|command' ...]
 #   e.g. bench/window-idle-rss.sh "image|installer/target/app-image/Loupe/bin/Loupe" \
@@ -25,9 +26,10 @@ sleep 1
 # the JVM: the launcher runs it in its own process; `java` under nice/taskset is a child
 jvm_pid() { local c; c=$(pgrep -P "$1" java || true); echo "${c:-$1}"; }
 rss_mib() { awk '$1 == "VmRSS:" {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
-one() { # label command -> prints "label rss20 rss60 (MiB)"
-  local label=$1 cmd=$2 pid jpid t0 r20 r60
+one() { # label command -> prints "label start rss20 rss60 (s, MiB)"
+  local label=$1 cmd=$2 pid jpid t0 r20 r60 start
   rm -rf "$WORK/conf"
+  local n0; n0=$(date +%s%N)
   # shellcheck disable=SC2086 # the command is a word list on purpose
   DISPLAY=":$DISPLAY_NUM" $cmd --listen 127.0.0.1:0 --confdir "$WORK/conf" >"$WORK/$label.log" 2>&1 &
   pid=$!
@@ -38,6 +40,7 @@ one() { # label command -> prints "label rss20 rss60 (MiB)"
     ((SECONDS - t0 < 300)) || { echo "$label: no window after 300 s" >&2; exit 1; }
     sleep 0.2
   done
+  start=$(( ($(date +%s%N) - n0) / 100000000 ))
   jpid=$(jvm_pid "$pid")
   sleep 20
   r20=$(rss_mib "$jpid")
@@ -46,7 +49,8 @@ one() { # label command -> prints "label rss20 rss60 (MiB)"
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null || true
   CURRENT=
-  printf '%-24s window mapped + 20 s: %4s MiB   + 60 s: %4s MiB\n' "$label" "$r20" "$r60"
+  printf '%-24s mapped after %3d.%d s   + 20 s: %4s MiB   + 60 s: %4s MiB\n' "$label" $((start / 10)) $((start % 10)) \
+    "$r20" "$r60"
 }
 echo "# bench/window-idle-rss.sh, $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 cands=("$@")

@@ -139,6 +139,56 @@ class HeadlessCliTest {
     }
   }
 
+  /**
+   * The window shows flows in its table and prints no line per flow (on the relay's critical path they cost a
+   * quarter of its throughput, issue 19); when it cannot open (no display) Loupe goes on headless and prints them.
+   */
+  @Test
+  void theWindowPrintsNoPerFlowLinesAndItsHeadlessFallbackDoes() throws Exception {
+    Path originCa = tmp.resolve("window-origin-ca.pem");
+    TestPki.shared().originCa().exportPem(originCa);
+    String time = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}";
+
+    // No display: the fallback prints the lines.
+    Path noDisplayConf = tmp.resolve("no-display-conf");
+    try (LoupeProcess loupe = LoupeProcess.start(List.of(), env -> {
+      env.remove("DISPLAY");
+      env.remove("WAYLAND_DISPLAY");
+    }, List.of("-Xmx256m"), List.of("--listen", "127.0.0.1:0", "--confdir", noDisplayConf.toString(),
+        "--trust-ca", originCa.toString()))) {
+      int port = Integer.parseInt(loupe.awaitLine(LISTENING, START).group(1));
+      loupe.awaitLine(Pattern.compile("cannot open the desktop window .*running headless"), START);
+      String url = http.url() + "/bytes/10?fallback";
+      assertThat(get(port, url).body()).isEqualTo(TestData.bytes(10));
+      loupe.awaitLine(Pattern.compile("^" + time + " GET " + Pattern.quote(url) + " 200 10B \\S+ h1/h1 relay$"), START);
+    }
+
+    // The window (under Xvfb): the same flow, no line.
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/xvfb-run")), "xvfb-run is not installed");
+    Path windowConf = tmp.resolve("window-conf");
+    try (LoupeProcess loupe = LoupeProcess.start(List.of("xvfb-run", "-a"), env -> { }, List.of("-Xmx256m"),
+        List.of("--listen", "127.0.0.1:0", "--confdir", windowConf.toString(), "--trust-ca", originCa.toString()))) {
+      int port = Integer.parseInt(loupe.awaitLine(LISTENING, START).group(1));
+      String url = http.url() + "/bytes/10?window";
+      assertThat(get(port, url).body()).isEqualTo(TestData.bytes(10));
+      String again = http.url() + "/bytes/11?window";
+      assertThat(get(port, again).body()).isEqualTo(TestData.bytes(11));
+      Thread.sleep(3_000); // the headless printer writes a line within milliseconds of a flow's end
+      assertThat(loupe.stdout()).as("stdout of the window; stderr: %s", loupe.stderr())
+          .noneMatch(l -> l.contains("cannot open the desktop window"))
+          .noneMatch(l -> l.contains("?window"));
+      loupe.terminateAll();
+      loupe.awaitExit(Duration.ofSeconds(30));
+    }
+  }
+
+  private static HttpResponse<byte[]> get(int port, String url) throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port))).connectTimeout(Duration.ofSeconds(10)).build();
+    return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+  }
+
   @Test
   void caPathPrintsThePemPathAndExportWritesTheSameCertificate() throws Exception {
     Path conf = tmp.resolve("ca-conf");

@@ -41,7 +41,16 @@ final class LoupeProcess implements AutoCloseable {
 
   /** Starts {@code java [jvmArgs] -cp <this class path> dev.loupe.app.Main [args]}. */
   static LoupeProcess start(List<String> jvmArgs, List<String> args) throws IOException {
-    List<String> cmd = new ArrayList<>();
+    return start(List.of(), env -> { }, jvmArgs, args);
+  }
+
+  /**
+   * As {@link #start(List, List)}, run through {@code wrapper} (e.g. {@code xvfb-run -a}; empty: none) with the
+   * environment {@code env} changes.
+   */
+  static LoupeProcess start(List<String> wrapper, java.util.function.Consumer<java.util.Map<String, String>> env,
+      List<String> jvmArgs, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(javaBin());
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
@@ -50,6 +59,7 @@ final class LoupeProcess implements AutoCloseable {
     cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().remove("JAVA_TOOL_OPTIONS");
+    env.accept(pb.environment());
     return new LoupeProcess(pb.start());
   }
 
@@ -178,6 +188,12 @@ final class LoupeProcess implements AutoCloseable {
    * the pipes, which would lose what the process prints while it shuts down.
    */
   void terminate() {
+    process.toHandle().destroy();
+  }
+
+  /** SIGTERM to the process's descendants (a wrapper such as {@code xvfb-run} does not pass it on), then to it. */
+  void terminateAll() {
+    process.toHandle().descendants().forEach(ProcessHandle::destroy);
     process.toHandle().destroy();
   }
 

@@ -32,9 +32,9 @@ final class HeadlessSession {
   /** Lines not yet written that may wait before new ones are dropped (and counted). */
   private static final int LINE_QUEUE = 65_536;
 
-  private final FlowStore.Subscription printer;
-  /** Writes the per-flow lines in batches off the listener thread; null with {@code -q}. */
-  private final LinePrinter lines;
+  private volatile FlowStore.Subscription printer;
+  /** Writes the per-flow lines in batches off the listener thread; null with {@code -q} and while the window shows the flows. */
+  private volatile LinePrinter lines;
   private final FlowLine lineFormat = new FlowLine(ZoneId.systemDefault());
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AutoCloseable plugins;
@@ -52,9 +52,19 @@ final class HeadlessSession {
     this.session = session;
     this.har = har;
     this.out = out;
-    this.lines = out == null ? null : new LinePrinter(out, LINE_QUEUE, "loupe-flow-lines");
-    this.printer = out == null ? null : store.subscribe(this::print);
     Runtime.getRuntime().addShutdownHook(new Thread(this::shutdown, "loupe-shutdown"));
+  }
+
+  /**
+   * Prints a line per completed flow on the output given at construction from now on (nothing if it was null: -q).
+   * Headless runs call it at once; the window does not (its flow table shows them; the lines cost the relay ~a
+   * quarter of its throughput), unless it cannot open and Loupe goes on headless.
+   */
+  synchronized void printFlowLines() {
+    if (out != null && printer == null) {
+      lines = new LinePrinter(out, LINE_QUEUE, "loupe-flow-lines");
+      printer = store.subscribe(this::print);
+    }
   }
 
   /** Records into {@code s} from now on (the window could not open; null: none); closed at shutdown. */
@@ -79,6 +89,10 @@ final class HeadlessSession {
         } catch (Exception e) {
           System.err.println("Loupe: closing the plugins: " + e.getMessage());
         }
+      }
+      FlowStore.Subscription printer;
+      synchronized (this) {
+        printer = this.printer;
       }
       if (printer != null) {
         printer.awaitIdle(2, TimeUnit.SECONDS);

@@ -260,6 +260,11 @@ final class LoupeCommand implements Callable<Integer> {
           System.out, System.err);
     }
     Settings saved = null;
+    if (!headless) {
+      // No GPU: JavaFX's own renderer and no Mesa. Sets an environment variable, so first, while no thread of
+      // Loupe's runs yet (setenv is not safe next to threads reading the environment); before GTK starts.
+      SoftwareRendering.applyIfWanted();
+    }
     if (!headless) { // the desktop window's saved settings fill in options not given here
       saved = DesktopSettings.load(confdir != null ? confdir : ConfigDirectory.defaultDirectory(), System.out);
       DesktopSettings.merge(saved, this, spec.commandLine().getParseResult());
@@ -427,6 +432,9 @@ final class LoupeCommand implements Callable<Integer> {
     PrintStream out = System.out;
     HeadlessSession session = new HeadlessSession(engines::current, store, recording, har, quiet ? null : out,
         pluginLoader);
+    if (headless) {
+      session.printFlowLines();
+    }
     // running.json and the listeners `loupe browser` asks for; both follow the proxy across
     // restarts. Written before the listening line, so a script that waits for that line finds it.
     RunningLoupe running = reverse == null ? RunningLoupe.start(dir, engines::current) : null;
@@ -493,6 +501,7 @@ final class LoupeCommand implements Callable<Integer> {
         }
       }
       out.println("Loupe: cannot open the desktop window (" + noDisplay + "); running headless. Stop with Ctrl+C.");
+      session.printFlowLines();
       session.record(sessionFiles.startRecording(store, out));
       out.flush();
     }

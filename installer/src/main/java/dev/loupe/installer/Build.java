@@ -180,6 +180,9 @@ public final class Build {
     if (JavaRuntime.feature(jdk) >= 24) {
       javaOptions.addAll(LauncherOptions.JDK24);
     }
+    if (JavaRuntime.feature(jdk) >= 22) {
+      javaOptions.addAll(LauncherOptions.JDK22);
+    }
     if (aot) {
       javaOptions.addAll(LauncherOptions.AOT);
     } else if (cds) {

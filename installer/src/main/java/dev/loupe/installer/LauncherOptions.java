@@ -1,10 +1,11 @@
 package dev.loupe.installer;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * JVM options in the packaged launcher ({@code Loupe.cfg}), besides JavaFX's module access.
- * {@code $APPDIR} is the installed {@code lib/app} directory. Constants only.
+ * {@code $APPDIR} is the installed {@code lib/app} directory. Constants, and which of them a runtime gets.
  */
 public final class LauncherOptions {
   private LauncherOptions() {}
@@ -30,6 +31,16 @@ public final class LauncherOptions {
    */
   public static final List<String> JDK24 = List.of("--enable-native-access=ALL-UNNAMED,javafx.graphics",
       "--sun-misc-unsafe-memory-access=allow");
+
+  /**
+   * For a runtime of JDK 22 or newer: the JVM gives the C heap's free pages back to the system every
+   * 5 s ({@code malloc_trim}; JDK 22 made {@code -XX:TrimNativeHeapInterval} a product option, JDK 17 does not
+   * know it). The window's start-up leaves 14-24 MiB free but resident in glibc's malloc arenas (GTK, the
+   * renderer, the JIT, the class loaders); the launcher cannot set {@code MALLOC_ARENA_MAX} or
+   * {@code MALLOC_TRIM_THRESHOLD_} (a {@code .cfg} holds no environment). docs/PERFORMANCE.md, "The window's
+   * idle RSS, second pass".
+   */
+  public static final List<String> JDK22 = List.of("-XX:TrimNativeHeapInterval=5000");
 
   /**
    * The modification time the package's jars and runtime image carry (seconds since the epoch): the
@@ -72,8 +83,26 @@ public final class LauncherOptions {
       "-XX:MaxNewSize=32m", "-XX:GCTimeRatio=4", "-XX:MarkStackSize=1m", "-Dio.netty.allocator.numDirectArenas=2",
       "-Dio.netty.allocator.numHeapArenas=2", "-XX:ReservedCodeCacheSize=64m");
 
-  /** Prints {@link #DEFAULT} on one line (benchmarks run with what the launcher ships: bench/launcher-options.sh). */
+  /**
+   * The memory and GC options the launcher gives a runtime of JDK {@code feature}: {@link #JDK22} from 22,
+   * then {@link #DEFAULT} (the class-data, JavaFX and {@link #JDK24} options are not memory options).
+   */
+  public static List<String> memory(int feature) {
+    List<String> options = new ArrayList<>();
+    if (feature >= 22) {
+      options.addAll(JDK22);
+    }
+    options.addAll(DEFAULT);
+    return List.copyOf(options);
+  }
+
+  /**
+   * Prints the launcher's options on one line (benchmarks run with what the launcher ships:
+   * bench/launcher-options.sh): {@link #DEFAULT}, and with {@code --jdk N} those of a runtime of JDK N
+   * ({@link #memory}).
+   */
   public static void main(String[] args) {
-    System.out.println(String.join(" ", DEFAULT));
+    List<String> options = args.length == 2 && args[0].equals("--jdk") ? memory(Integer.parseInt(args[1])) : DEFAULT;
+    System.out.println(String.join(" ", options));
   }
 }

@@ -1,0 +1,98 @@
+package dev.loupe.app;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * On Linux without a GPU, the window draws with JavaFX's own software renderer and GTK loads no OpenGL.
+ *
+ * <p>Without a DRM device ({@code /dev/dri}: a virtual machine without 3D, a remote or virtual display such
+ * as Xvfb, a container) OpenGL is Mesa's software rasterizer, llvmpipe: JavaFX's ES2 pipeline draws through
+ * it, and GTK probes OpenGL when it opens the display, both loading Mesa and LLVM (~50 MiB resident of the
+ * window's 262-272 MiB at idle). JavaFX's software pipeline ({@code prism.order=sw}) draws without them, and
+ * {@code GDK_GL=disable} stops GTK's probe; together the idle window is ~60 MiB smaller (203-206 MiB)
+ * (docs/PERFORMANCE.md, "The window's idle RSS, second pass"). The environment variable must be set in
+ * this process before GTK starts; a JVM can only do that through the foreign function API (JDK 22+), so
+ * on older runtimes nothing changes. Whoever chose a pipeline ({@code -Dprism.order}) or set
+ * {@code GDK_GL} keeps their choice.
+ */
+final class SoftwareRendering {
+  private SoftwareRendering() {}
+
+  /** Whether to switch: Linux, no DRM device under {@code dri}, and neither choice made by the user. */
+  static boolean wanted(String osName, Map<String, String> env, String prismOrder, Path dri) {
+    if (!osName.toLowerCase(Locale.ROOT).contains("linux") || prismOrder != null || env.containsKey("GDK_GL")) {
+      return false;
+    }
+    try (Stream<Path> devices = Files.list(dri)) {
+      return devices.map(p -> p.getFileName().toString()).noneMatch(n -> n.startsWith("card") || n.startsWith("render"));
+    } catch (IOException e) { // no /dev/dri at all
+      return true;
+    }
+  }
+
+  /** Switches this process to software rendering when {@link #wanted}; returns whether it did. */
+  static boolean applyIfWanted() {
+    if (!wanted(System.getProperty("os.name", ""), System.getenv(), System.getProperty("prism.order"),
+        Path.of("/dev/dri"))) {
+      return false;
+    }
+    if (!setenv("GDK_GL", "disable")) {
+      return false; // JavaFX's software pipeline alone saves nothing: GTK would still load Mesa
+    }
+    System.setProperty("prism.order", "sw");
+    return true;
+  }
+
+  /**
+   * {@code setenv(name, value, 1)} in this process through {@code java.lang.foreign} (JDK 22+, by reflection:
+   * Loupe compiles for 17); false when the runtime has no such API or the call fails. Called before GTK
+   * starts, while no other thread reads the environment.
+   */
+  static boolean setenv(String name, String value) {
+    try {
+      Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
+      Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup");
+      Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment");
+      Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout");
+      Class<?> valueLayoutClass = Class.forName("java.lang.foreign.ValueLayout");
+      Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");
+      Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
+      Class<?> arenaClass = Class.forName("java.lang.foreign.Arena");
+      Class<?> allocatorClass = Class.forName("java.lang.foreign.SegmentAllocator");
+      Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
+      Object lookup = linkerClass.getMethod("defaultLookup").invoke(linker);
+      Optional<?> symbol = (Optional<?>) lookupClass.getMethod("find", String.class).invoke(lookup, "setenv");
+      if (symbol.isEmpty()) {
+        return false;
+      }
+      Object address = valueLayoutClass.getField("ADDRESS").get(null);
+      Object jint = valueLayoutClass.getField("JAVA_INT").get(null);
+      Object args = Array.newInstance(layoutClass, 3);
+      Array.set(args, 0, address);
+      Array.set(args, 1, address);
+      Array.set(args, 2, jint);
+      Object descriptor = descriptorClass.getMethod("of", layoutClass, args.getClass()).invoke(null, jint, args);
+      Object noOptions = Array.newInstance(optionClass, 0);
+      MethodHandle setenv = (MethodHandle) linkerClass.getMethod("downcallHandle", segmentClass, descriptorClass,
+          noOptions.getClass()).invoke(linker, symbol.get(), descriptor, noOptions);
+      Object arena = arenaClass.getMethod("ofConfined").invoke(null);
+      try {
+        Object n = allocatorClass.getMethod("allocateFrom", String.class).invoke(arena, name);
+        Object v = allocatorClass.getMethod("allocateFrom", String.class).invoke(arena, value);
+        return (int) setenv.invokeWithArguments(n, v, 1) == 0; // setenv copies both strings
+      } finally {
+        arenaClass.getMethod("close").invoke(arena);
+      }
+    } catch (Throwable e) { // JDK 17-21 (no such API, or a preview one), native access refused
+      return false;
+    }
+  }
+}
