@@ -1,6 +1,7 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.internal.protocol.http1.CompactHttpHeaders;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
@@ -41,7 +42,9 @@ final class Pipelines {
         .setAllowDuplicateContentLengths(false)
         .setAllowPartialChunks(true)
         .setStrictLineParsing(true)
-        .setUseRfc9112TransferEncoding(true));
+        .setUseRfc9112TransferEncoding(true)
+        .setHeadersFactory(CompactHttpHeaders.HEADERS)
+        .setTrailersFactory(CompactHttpHeaders.TRAILERS));
   }
 
   static WebSocketDecoderConfig webSocketDecoder(boolean expectMasked) {

@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.upstream;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
+import dev.loupe.engine.internal.protocol.http1.CompactHttpHeaders;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -464,7 +465,9 @@ public final class UpstreamConnector {
     return new HttpClientCodec(new HttpDecoderConfig()
         .setMaxInitialLineLength(maxInitialLine)
         .setMaxHeaderSize(maxHeaderSize)
-        .setMaxChunkSize(maxChunkSize), false, false);
+        .setMaxChunkSize(maxChunkSize)
+        .setHeadersFactory(CompactHttpHeaders.HEADERS)
+        .setTrailersFactory(CompactHttpHeaders.TRAILERS), false, false);
   }
 
   // ---- metrics and shutdown ------------------------------------------------------------------

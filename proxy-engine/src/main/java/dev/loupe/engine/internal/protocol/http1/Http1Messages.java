@@ -3,7 +3,6 @@ package dev.loupe.engine.internal.protocol.http1;
 import dev.loupe.engine.flow.Headers;
 import dev.loupe.engine.flow.RequestHead;
 import dev.loupe.engine.flow.ResponseHead;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -50,6 +49,9 @@ public final class Http1Messages {
     // The decoder's names (AsciiStrings) and values, wrapped as they are: a relayed message
     // forwards them without a String or field object being made; Headers.fields() makes those
     // on first use (the store, a rule, the UI).
+    if (h instanceof CompactHttpHeaders c) {
+      return Headers.wrap(c.toArray(), c.size()); // the decoders' headers: one array copy
+    }
     CharSequence[] out = new CharSequence[2 * h.size()];
     int n = 0;
     Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
@@ -86,7 +88,7 @@ public final class Http1Messages {
   }
 
   public static HttpHeaders toNetty(Headers h) {
-    HttpHeaders out = new DefaultHttpHeaders();
+    HttpHeaders out = new CompactHttpHeaders();
     for (int i = 0; i < h.size(); i++) {
       out.add(h.name(i), h.value(i));
     }
@@ -233,7 +235,7 @@ public final class Http1Messages {
    */
   public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket, boolean streamedBody) {
     HopByHop drop = HopByHop.of(head.headers());
-    HttpHeaders out = new DefaultHttpHeaders();
+    HttpHeaders out = new CompactHttpHeaders();
     boolean hostSeen = false;
     Headers headers = head.headers();
     for (int i = 0; i < headers.size(); i++) {
@@ -277,7 +279,7 @@ public final class Http1Messages {
     // The predefined status when the reason is the usual one (no new object per response).
     HttpResponseStatus status = head.reason().isEmpty() ? HttpResponseStatus.valueOf(head.status())
         : HttpResponseStatus.valueOf(head.status(), head.reason());
-    HttpHeaders out = new DefaultHttpHeaders();
+    HttpHeaders out = new CompactHttpHeaders();
     HopByHop drop = HopByHop.of(head.headers());
     boolean switching = head.status() == 101;
     Headers headers = head.headers();
