@@ -22,7 +22,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-sleep 1
+# the display accepts clients (a fixed sleep was too short on a loaded box: the first candidate then failed)
+for _ in $(seq 100); do DISPLAY=":$DISPLAY_NUM" xwininfo -root >/dev/null 2>&1 && break; sleep 0.2; done
 # the JVM: the launcher runs it in its own process; `java` under nice/taskset is a child
 jvm_pid() { local c; c=$(pgrep -P "$1" java || true); echo "${c:-$1}"; }
 rss_mib() { awk '$1 == "VmRSS:" {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
