@@ -22,6 +22,11 @@ import java.util.stream.Stream;
  * this process before GTK starts; a JVM can only do that through the foreign function API (JDK 22+), so
  * on older runtimes nothing changes. Whoever chose a pipeline ({@code -Dprism.order}) or set
  * {@code GDK_GL} keeps their choice.
+ *
+ * <p>The software pipeline keeps JavaFX's region cache (backgrounds and borders drawn once, then copied) in a
+ * 2048×1024 texture that is an {@code int[]} on the heap: 8 MiB of the idle window's ~40 MiB live set. It is
+ * turned off ({@code prism.disableRegionCaching}) unless the user set it: regions are drawn each time they are
+ * dirty instead (docs/PERFORMANCE.md, "The window's idle RSS, third pass").
  */
 final class SoftwareRendering {
   private SoftwareRendering() {}
@@ -47,8 +52,16 @@ final class SoftwareRendering {
     if (!setenv("GDK_GL", "disable")) {
       return false; // JavaFX's software pipeline alone saves nothing: GTK would still load Mesa
     }
-    System.setProperty("prism.order", "sw");
+    useSoftwarePipeline(System.getProperties());
     return true;
+  }
+
+  /** JavaFX's software pipeline, and no region cache unless the user chose ({@code -Dprism.disableRegionCaching}). */
+  static void useSoftwarePipeline(java.util.Properties p) {
+    p.setProperty("prism.order", "sw");
+    if (p.getProperty("prism.disableRegionCaching") == null) {
+      p.setProperty("prism.disableRegionCaching", "true");
+    }
   }
 
   /**

@@ -50,13 +50,18 @@ final class WindowRun {
       ConnectService connect = new ConnectService(engines::current, engines::config, engines::restart,
           run.running != null ? run.running.clients() : new ClientListeners(engines::current), run.dir, run.ca);
       Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
-      DesktopWindow.showAndWait(sessions, new DesktopContext(run.store, listening, run.dir,
-          DesktopSettings.current(saved, run.command, listening), DesktopSettings.applier(engines, run.sysProxy),
-          run.options.reverse() == null ? run.sysProxy.control()
-              : DesktopWindow.unsupported(run.sysProxy.control(),
-                  "Loupe runs in reverse mode; the system proxy is for regular mode"),
-          CaTrustPort.forThisMachine(run.ca), run.intercept, engines.replayer(), new McpActivity(run.dir), connect,
-          run.pluginLoader.windowControl()));
+      IdleCompaction compaction = IdleCompaction.start(); // the window is a desktop app: idle most of its life
+      try {
+        DesktopWindow.showAndWait(sessions, new DesktopContext(run.store, listening, run.dir,
+            DesktopSettings.current(saved, run.command, listening), DesktopSettings.applier(engines, run.sysProxy),
+            run.options.reverse() == null ? run.sysProxy.control()
+                : DesktopWindow.unsupported(run.sysProxy.control(),
+                    "Loupe runs in reverse mode; the system proxy is for regular mode"),
+            CaTrustPort.forThisMachine(run.ca), run.intercept, engines.replayer(), new McpActivity(run.dir), connect,
+            run.pluginLoader.windowControl()));
+      } finally {
+        compaction.stop();
+      }
       connect.close(); // the browsers started from the window go with it (their profiles deleted)
       run.intercept.releaseAll(); // the user left: nothing stays paused while the proxy shuts down
       run.sysProxy.restoreOnExit();

@@ -34,6 +34,17 @@ class SoftwareRenderingTest {
   }
 
   @Test
+  void theSoftwarePipelineWithoutRegionCacheUnlessChosen() {
+    java.util.Properties p = new java.util.Properties();
+    SoftwareRendering.useSoftwarePipeline(p);
+    assertThat(p).containsEntry("prism.order", "sw").containsEntry("prism.disableRegionCaching", "true");
+    java.util.Properties chosen = new java.util.Properties();
+    chosen.setProperty("prism.disableRegionCaching", "false");
+    SoftwareRendering.useSoftwarePipeline(chosen);
+    assertThat(chosen).containsEntry("prism.order", "sw").containsEntry("prism.disableRegionCaching", "false");
+  }
+
+  @Test
   void setenvWorksFromJdk22() {
     // JDK 17-21 have no final foreign function API: the switch is then left off
     assertThat(SoftwareRendering.setenv("LOUPE_SOFTWARE_RENDERING_TEST", "1"))
