@@ -180,11 +180,11 @@ class HeadlessCliTest {
       assertThat(get(port, again).body()).isEqualTo(TestData.bytes(11));
       awaitComplete(control.group(1), control.group(2), List.of(url, again));
 
-      ProcessHandle java = loupe.process().toHandle().descendants()
+      ProcessHandle jvm = loupe.process().toHandle().descendants()
           .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false)).findFirst()
           .orElseThrow(() -> new AssertionError("no java process under xvfb-run"));
-      java.destroy(); // SIGTERM to the JVM only: its shutdown hooks run while the display is still there
-      java.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      jvm.destroy(); // SIGTERM to the JVM only: its shutdown hooks run while the display is still there
+      jvm.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
       loupe.terminateAll();
       loupe.awaitExit(Duration.ofSeconds(30));
       assertThat(loupe.stderr()).as("the shutdown ran; stderr: %s", loupe.stderr())
