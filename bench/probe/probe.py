@@ -1374,10 +1374,12 @@ class Probe:
             return "\n".join(out) + "\n"
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
-                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
+                   "warmed up for %.0f s (%s, chunks of at most %.0f s, unmeasured) after start; h2/h3 streams per connection "
                    "%d; generator threads %d (HTTP/3 arms: %d); Loupe JVM options `%s`; origin nginx %d worker(s), "
                    "nginx peer %s worker(s); pinning %s." % (
-                       a.reps, a.duration, a.warmup, a.proxy_warmup, a.warmup_conc, a.streams,
+                       a.reps, a.duration, a.warmup, a.proxy_warmup,
+                       "c=%d" % a.warmup_conc if a.warmup_conc else "at each step's c",
+                       WARMUP_CHUNK, a.streams,
                        a.gen_threads, getattr(a, "h3_gen_threads", 1), a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
                        a.nginx_workers, a.pin or "off"))
         out.append("- **Sustainable RPS** = req/s (median) of the highest concurrency step whose "
