@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The window's idle RSS (issue 19: <= 200 MB): each candidate command opens Loupe's window on its own Xvfb
 # display, with an empty configuration directory; RSS (VmRSS of the JVM) is read when the window has been
-# mapped for 20 s and for 60 s (G1's periodic collection runs every 15 s with the launcher's options); also
+# mapped for 20 s and for 60 s (G1's periodic collection runs every 15 s with the launcher's options), and the
+# median of one reading a second from 40 s to 60 s (the idle figure is a sawtooth of several MiB); also
 # the seconds from launch until the window mapped (0.2 s resolution; the start time under this load).
 # Candidates run in A B ... B A order, REPS times each way.
 # Usage: bench/window-idle-rss.sh 'label|command' ['label|command' ...]
@@ -45,13 +46,19 @@ one() { # label command -> prints "label start rss20 rss60 (s, MiB)"
   jpid=$(jvm_pid "$pid")
   sleep 20
   r20=$(rss_mib "$jpid")
-  sleep 40
+  sleep 20
+  # the idle figure moves in a sawtooth of several MiB (malloc trimming every 5 s, G1's periodic cycle):
+  # one sample a second from + 40 s to + 60 s, and their median
+  local samples=() i
+  for i in $(seq 20); do samples+=("$(rss_mib "$jpid")"); sleep 1; done
   r60=$(rss_mib "$jpid")
+  local med lo hi
+  read -r med lo hi < <(printf '%s\n' "${samples[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1], v[NR]}')
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null || true
   CURRENT=
-  printf '%-24s mapped after %3d.%d s   + 20 s: %4s MiB   + 60 s: %4s MiB\n' "$label" $((start / 10)) $((start % 10)) \
-    "$r20" "$r60"
+  printf '%-24s mapped after %3d.%d s   + 20 s: %4s MiB   + 60 s: %4s MiB   + 40-60 s: median %4s (%s-%s) MiB\n' \
+    "$label" $((start / 10)) $((start % 10)) "$r20" "$r60" "$med" "$lo" "$hi"
 }
 echo "# bench/window-idle-rss.sh, $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 cands=("$@")
