@@ -7,6 +7,7 @@ import dev.loupe.engine.api.session.model.FlowSummary;
 import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.engine.api.util.BackgroundThreads;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
@@ -81,11 +82,10 @@ public final class SessionFile implements Session {
   private SessionFile(SessionDb db, Path spillDir, Indexing indexing) {
     this.db = db;
     this.reader = new FlowReader(db, spillDir);
-    this.writerThread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "loupe-session-writer");
-      t.setDaemon(true);
-      return t;
-    });
+    // Writing and index building run below the UI thread and the event loops (docs/PERFORMANCE.md, "The UI
+    // thread at 10^6, fifth pass"); a writer that cannot keep up pauses capture (Recorder.MAX_BACKLOG).
+    this.writerThread = Executors.newSingleThreadScheduledExecutor(
+        BackgroundThreads.factory("loupe-session-writer", false));
     this.files = new SessionFiles(db, reader);
     if (!db.readOnly() && indexing == Indexing.LIVE) {
       buildMissingIndexesLater();
