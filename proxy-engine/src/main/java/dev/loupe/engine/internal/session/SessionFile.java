@@ -83,9 +83,10 @@ public final class SessionFile implements Session {
     this.db = db;
     this.reader = new FlowReader(db, spillDir);
     // Writing and index building run below the UI thread and the event loops (docs/PERFORMANCE.md, "The UI
-    // thread at 10^6, fifth pass"); a writer that cannot keep up pauses capture (Recorder.MAX_BACKLOG).
+    // thread at 10^6, fifth pass"), though less far below than other background work: a writer that cannot keep
+    // up holds every flow it has not written (copied by each young collection) and then pauses capture.
     this.writerThread = Executors.newSingleThreadScheduledExecutor(
-        BackgroundThreads.factory("loupe-session-writer", false));
+        BackgroundThreads.factory("loupe-session-writer", false, BackgroundThreads.NICER_KEEPING_UP));
     this.files = new SessionFiles(db, reader);
     if (!db.readOnly() && indexing == Indexing.LIVE) {
       buildMissingIndexesLater();

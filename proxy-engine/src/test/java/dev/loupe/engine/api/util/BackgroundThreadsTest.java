@@ -107,6 +107,20 @@ class BackgroundThreadsTest {
   }
 
   @Test
+  void theWriterGoesFewerStepsDown() throws Exception {
+    assumeTrue(linux(), "per-thread nice values are Linux's");
+    int process = processNice();
+    CompletableFuture<Integer> nice = new CompletableFuture<>();
+    BackgroundThreads.factory("loupe-test-writer", false, BackgroundThreads.NICER_KEEPING_UP)
+        .newThread(() -> nice.complete(ownNice())).start();
+    int expected = Runtime.version().feature() >= 22 && process < 19
+        ? Math.min(19, process + BackgroundThreads.NICER_KEEPING_UP) : process;
+    assertThat(nice.get(10, TimeUnit.SECONDS)).isEqualTo(expected);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BackgroundThreads.lowerCurrentThread(0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void niceIsFieldNineteenEvenWithParenthesesInTheName() throws Exception {
     Path stat = dir.resolve("stat");
     // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime
