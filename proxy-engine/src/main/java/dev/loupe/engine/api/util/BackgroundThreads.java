@@ -11,9 +11,12 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Threads that work in the background (the session's writer, index building, body search, the table's row
- * batches) at a <b>lower</b> operating-system scheduling priority than the rest of Loupe, so that on a busy
- * machine the window's UI thread (and the proxy's event loops) get a core first.
+ * Threads that work in the background (body search, the table's row batches and filter answers) at a <b>lower</b>
+ * operating-system scheduling priority than the rest of Loupe, so that on a busy machine the window's UI thread
+ * (and the proxy's event loops) get a core first. Not for work that must keep up with the traffic: the session's
+ * writer, lowered, fell behind on a busy machine (4 or 10 steps down: 3,754 or 2,648 flows/s written where the
+ * normal priority wrote 4,980 and 4,517; its backlog is flows the young collections copy, and at 100,000 capture
+ * pauses) without a shorter UI wait p99 (docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass").
  *
  * <p>Linux keeps a nice value per thread: {@link #lowerCurrentThread()} sets the calling thread's to the
  * process's plus {@value #NICER} (at most 19) with {@code setpriority(PRIO_PROCESS, tid, nice)}, called
@@ -26,13 +29,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class BackgroundThreads {
   /** How many nice steps below the process a background thread runs (Linux: 0 normal .. 19 lowest). */
   public static final int NICER = 10;
-  /**
-   * Steps for a thread that must keep up with the traffic (the session's writer: one that falls behind pauses
-   * capture): still well below the UI thread (a nice 4 thread gets about a third of a core's share of a nice 0
-   * one) but not starved by other processes' niced work, as a nice 10 writer was on a busy machine
-   * (docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass": 2,648 flows/s written instead of 4,517).
-   */
-  public static final int NICER_KEEPING_UP = 4;
   private static final int LOWEST = 19;
 
   private BackgroundThreads() {}
@@ -42,15 +38,10 @@ public final class BackgroundThreads {
    * lower their own priority ({@link #lowerCurrentThread()}) before they run anything.
    */
   public static ThreadFactory factory(String name, boolean numbered) {
-    return factory(name, numbered, NICER);
-  }
-
-  /** {@link #factory(String, boolean)} with threads {@code steps} below the process. */
-  public static ThreadFactory factory(String name, boolean numbered, int steps) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
       Thread t = new Thread(() -> {
-        lowerCurrentThread(steps);
+        lowerCurrentThread();
         r.run();
       }, numbered ? name + "-" + n.incrementAndGet() : name);
       t.setDaemon(true);

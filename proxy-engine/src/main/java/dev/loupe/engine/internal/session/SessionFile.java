@@ -7,7 +7,6 @@ import dev.loupe.engine.api.session.model.FlowSummary;
 import dev.loupe.engine.api.session.model.ImportReport;
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.api.session.model.SortKey;
-import dev.loupe.engine.api.util.BackgroundThreads;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowStore;
@@ -82,11 +81,14 @@ public final class SessionFile implements Session {
   private SessionFile(SessionDb db, Path spillDir, Indexing indexing) {
     this.db = db;
     this.reader = new FlowReader(db, spillDir);
-    // Writing and index building run below the UI thread and the event loops (docs/PERFORMANCE.md, "The UI
-    // thread at 10^6, fifth pass"), though less far below than other background work: a writer that cannot keep
-    // up holds every flow it has not written (copied by each young collection) and then pauses capture.
-    this.writerThread = Executors.newSingleThreadScheduledExecutor(
-        BackgroundThreads.factory("loupe-session-writer", false, BackgroundThreads.NICER_KEEPING_UP));
+    // At the normal priority, not BackgroundThreads': lowered, the writer fell behind on a busy machine (its backlog
+    // is flows each young collection copies; at Recorder.MAX_BACKLOG capture pauses) and the UI thread waited no
+    // less (docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass")
+    this.writerThread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "loupe-session-writer");
+      t.setDaemon(true);
+      return t;
+    });
     this.files = new SessionFiles(db, reader);
     if (!db.readOnly() && indexing == Indexing.LIVE) {
       buildMissingIndexesLater();
