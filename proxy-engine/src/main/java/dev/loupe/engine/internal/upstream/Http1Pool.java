@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
  * closed by its loop's sweep. Reuse takes the newest.
  */
 final class Http1Pool {
-  /** When a pooled connection was parked (System.nanoTime()). */
   /** When the connection was last parked ({@code System.nanoTime()}): one holder per connection, not a Long per park. */
   private static final AttributeKey<long[]> IDLE_SINCE = AttributeKey.valueOf("loupe.idle-since");
 
