@@ -129,6 +129,29 @@ class Arm:
         return s
 
 
+WARMUP_CHUNK = 10.0
+
+
+def warmup_plan(total, bodies, conc_list, warmup_conc):
+    """The proxy warm-up as (body, connections, seconds) steps: `total` s split over the bodies, then
+    over the concurrencies (`warmup_conc` when given, else every step of `conc_list`, the largest last),
+    each in chunks of at most WARMUP_CHUNK s (at least 1 s)."""
+    concs = [warmup_conc] if warmup_conc else sorted(set(conc_list))
+    plan = []
+    per_body = max(1.0, total / len(bodies))
+    for body in bodies:
+        per_conc = max(1.0, per_body / len(concs))
+        for conc in concs:
+            left = per_conc
+            while left > 0:
+                secs = min(WARMUP_CHUNK, left)
+                if secs < 1.0 and plan:
+                    break
+                plan.append((body, conc, max(1.0, secs)))
+                left -= secs
+    return plan
+
+
 def parse_bodies(text):
     out = []
     for b in text.split(","):
@@ -1226,14 +1249,16 @@ class Probe:
                 procs["mitmdump"] = env.start_mitmdump(arm)
             if "caddy" in systems:
                 procs["caddy"] = env.start_caddy(arm)
-            # warm-up: unmeasured, every proxy, each body of the arm (JIT, pools, caches)
+            # warm-up: unmeasured, every proxy, each body of the arm (JIT, pools, caches), at the
+            # concurrencies the reps use (a JVM warmed at c=16 recompiles its relay when c=64 starts),
+            # in chunks of at most WARMUP_CHUNK s: each chunk's connections close, so the close paths
+            # are loaded and compiled too (loading them later deoptimised the warm relay: issue 19)
             if a.proxy_warmup > 0:
                 for s in systems:
                     if s == "direct":
                         continue
-                    per = max(1.0, a.proxy_warmup / len(arm.bodies))
-                    for body in arm.bodies:
-                        w = self.step(env, arm, s, procs[s], body, a.warmup_conc, 0, 0, 0, per, record=False)
+                    for body, conc, secs in warmup_plan(a.proxy_warmup, arm.bodies, a.conc_list, a.warmup_conc):
+                        w = self.step(env, arm, s, procs[s], body, conc, 0, 0, 0, secs, record=False)
                         if w["requests"] == 0 and w["errors"]:
                             log("warning: %s warm-up on %s %s: no response (%s)" % (
                                 s, arm.name, body, w["error_detail"]))
@@ -1349,10 +1374,12 @@ class Probe:
             return "\n".join(out) + "\n"
         out.append("- Settings: %d rep(s) per step, order reversed every other rep (A B B A), "
                    "medians; %.1f s measured after %.1f s generator warm-up per step; each proxy "
-                   "warmed up for %.0f s (c=%d, unmeasured) after start; h2/h3 streams per connection "
+                   "warmed up for %.0f s (%s, chunks of at most %.0f s, unmeasured) after start; h2/h3 streams per connection "
                    "%d; generator threads %d (HTTP/3 arms: %d); Loupe JVM options `%s`; origin nginx %d worker(s), "
                    "nginx peer %s worker(s); pinning %s." % (
-                       a.reps, a.duration, a.warmup, a.proxy_warmup, a.warmup_conc, a.streams,
+                       a.reps, a.duration, a.warmup, a.proxy_warmup,
+                       "c=%d" % a.warmup_conc if a.warmup_conc else "at each step's c",
+                       WARMUP_CHUNK, a.streams,
                        a.gen_threads, getattr(a, "h3_gen_threads", 1), a.loupe_java_opts or "(JVM defaults)", a.origin_workers,
                        a.nginx_workers, a.pin or "off"))
         out.append("- **Sustainable RPS** = req/s (median) of the highest concurrency step whose "
@@ -1611,7 +1638,8 @@ def main(argv):
     ap.add_argument("--warmup", type=float, default=0.5, help="generator warm-up seconds per step (unmeasured)")
     ap.add_argument("--proxy-warmup", type=float, default=8.0,
                     help="unmeasured load on each proxy after it starts, seconds (split over bodies)")
-    ap.add_argument("--warmup-conc", type=int, default=16, help="connections of the proxy warm-up")
+    ap.add_argument("--warmup-conc", type=int, default=0,
+                    help="connections of the proxy warm-up (default: each --conc step, the largest last)")
     ap.add_argument("--streams", type=int, default=1, help="h2 streams per connection (-m)")
     ap.add_argument("--slo", dest="slo_ms", type=float, default=100.0, help="p99 SLO in ms")
     ap.add_argument("--systems", default="", help="only these systems (direct,nginx,loupe,mitmdump)")

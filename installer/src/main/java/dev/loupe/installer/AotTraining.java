@@ -49,6 +49,12 @@ final class AotTraining {
   /** How long the load runs: long enough for the relay's methods to be profiled and compiled. */
   private static final Duration LOAD = Duration.ofSeconds(10);
   private static final int CONCURRENCY = 8;
+  /**
+   * Requests on one raw client connection before it closes and the next opens: the cache then holds the
+   * classes of closing connections too, which the JVM otherwise loads when the first client goes away, and
+   * that load deoptimised the relay's compiled code (docs/PERFORMANCE.md, issue 19).
+   */
+  private static final int REQUESTS_PER_CONNECTION = 250;
 
   private AotTraining() {}
 
@@ -228,7 +234,8 @@ final class AotTraining {
   /**
    * Keep-alive HTTP/1.1 GETs and POSTs through the proxy until {@code endNanos}: absolute-form to a plain
    * origin, or (with {@code tls}) a CONNECT tunnel, TLS with the proxy's minted certificate, origin-form
-   * inside. A broken connection is counted and replaced.
+   * inside; {@link #REQUESTS_PER_CONNECTION} per connection, then a new one. A broken connection is counted
+   * and replaced.
    */
   private static void rawClient(InetSocketAddress proxy, InetSocketAddress origin, SSLContext tls, long endNanos,
       AtomicInteger ok, AtomicInteger failed) {
@@ -252,7 +259,7 @@ final class AotTraining {
         }
         java.io.OutputStream out = s.getOutputStream();
         java.io.BufferedInputStream in = new java.io.BufferedInputStream(s.getInputStream());
-        for (int n = 0; System.nanoTime() < endNanos; n++) {
+        for (int n = 0; n < REQUESTS_PER_CONNECTION && System.nanoTime() < endNanos; n++) {
           String head = n % 4 == 3
               ? "POST " + target + "/post HTTP/1.1\r\nHost: " + authority + "\r\nContent-Type: text/plain\r\n"
                   + "Content-Length: 7\r\n\r\na=1&b=2"
@@ -261,6 +268,7 @@ final class AotTraining {
           out.flush();
           (readResponse(in) == 200 ? ok : failed).incrementAndGet();
         }
+        s.close(); // TLS: close_notify first, as a browser closing a tab does
       } catch (IOException e) {
         failed.incrementAndGet();
       }
