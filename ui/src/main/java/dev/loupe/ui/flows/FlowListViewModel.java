@@ -2,6 +2,7 @@ package dev.loupe.ui.flows;
 
 import dev.loupe.engine.api.session.model.SessionException;
 import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.engine.api.util.BackgroundThreads;
 import dev.loupe.engine.filter.Filter;
 import dev.loupe.engine.filter.FilterSyntaxException;
 import dev.loupe.engine.flow.Flow;
@@ -126,11 +127,9 @@ public final class FlowListViewModel implements AutoCloseable {
     this.visible = new FlowRows(rows);
     this.readOnlyAll = javafx.collections.FXCollections.unmodifiableObservableList(all);
     this.readOnlyVisible = javafx.collections.FXCollections.unmodifiableObservableList(visible);
-    this.worker = filterWorker != null ? filterWorker : Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "loupe-ui-filter");
-      t.setDaemon(true);
-      return t;
-    });
+    // The worker and the pulse run below the UI thread (docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass")
+    this.worker = filterWorker != null ? filterWorker
+        : Executors.newSingleThreadExecutor(BackgroundThreads.factory("loupe-ui-filter", false));
     this.subscription = store.subscribe(this::onEvent, 100_000);
     if (catalog == FlowCatalog.NONE) {
       for (Flow f : store.snapshot()) { // all in memory: the first rows come at once
@@ -139,11 +138,8 @@ public final class FlowListViewModel implements AutoCloseable {
     } else {
       query(true);
     }
-    pulse = pulsesPerSecond <= 0 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "loupe-ui-pulse");
-      t.setDaemon(true);
-      return t;
-    });
+    pulse = pulsesPerSecond <= 0 ? null
+        : Executors.newSingleThreadScheduledExecutor(BackgroundThreads.factory("loupe-ui-pulse", false));
     if (pulse != null) {
       long period = 1_000_000 / pulsesPerSecond;
       pulse.scheduleAtFixedRate(this::postBatch, period, period, TimeUnit.MICROSECONDS);
@@ -334,7 +330,7 @@ public final class FlowListViewModel implements AutoCloseable {
       for (int i = 0; i < matches.length; i++) {
         matches[i] = shownFilter.test(again.get(i));
       }
-      applyRows(new Batch(again.stream().map(FlowRow::of).toList(), shownFilter, matches));
+      applyRows(new Batch(again.stream().map(rows::rowOf).toList(), again, shownFilter, matches));
     }
   }
 
@@ -342,8 +338,8 @@ public final class FlowListViewModel implements AutoCloseable {
   private void place(FlowRows list, Answer a) {
     List<FlowRow> live = new ArrayList<>(a.live().size());
     for (Flow f : a.live()) {
-      FlowRow known = rows.known(f.id());
-      FlowRow row = known != null && known.ref() instanceof FlowRow.LiveRef ? known : FlowRow.of(f);
+      FlowRow known = rows.liveRow(f.id());
+      FlowRow row = known != null ? known : rows.rowOf(f);
       rows.putLive(row);
       live.add(row);
     }
@@ -414,16 +410,20 @@ public final class FlowListViewModel implements AutoCloseable {
     int i = 0;
     for (Flow f : batch.values()) {
       matches[i++] = filter.test(f); // first: a row made after shows at least what matched
-      made.add(FlowRow.of(f)); // a snapshot of the flow's columns, as the UI thread would have read them
+      made.add(rows.rowOf(f)); // a snapshot of the flow's columns, as the UI thread would have read them
     }
-    fx.post(() -> applyBatch(new Batch(made, filter, matches), of));
+    List<Flow> flows = new ArrayList<>(batch.values());
+    fx.post(() -> applyBatch(new Batch(made, flows, filter, matches), of));
   }
 
-  /** Rows of live flows, and whether each matched {@code filter}. */
-  private record Batch(List<FlowRow> rows, Filter filter, boolean[] matches) {
+  /**
+   * Rows of live flows, their flows (held only until the batch is applied: a row of an ended flow refers to it by
+   * id), and whether each matched {@code filter}.
+   */
+  private record Batch(List<FlowRow> rows, List<Flow> flows, Filter filter, boolean[] matches) {
     /** Whether row {@code i} matches {@code shown} (matched again if the filter changed since). */
     boolean matches(int i, Filter shown) {
-      return shown == filter ? matches[i] : shown.test(rows.get(i).flow());
+      return shown == filter ? matches[i] : shown.test(flows.get(i));
     }
   }
 

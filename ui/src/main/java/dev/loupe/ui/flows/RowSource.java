@@ -80,10 +80,33 @@ final class RowSource {
     }
   }
 
+  /**
+   * The row of the live flow {@code f} as it is now (any thread). With a catalog, the row of an ended flow (not paused
+   * at a breakpoint) refers to it by id ({@link StoredRef}): the store's own object while the store holds it, the
+   * file's copy once the session wrote it and the store let it go. So the UI holds no ended flow itself: a flow
+   * leaves the heap as soon as the store lets it go, not a sweep later (every flow held across a young collection
+   * is copied by it: docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass"). A flow in flight or at a breakpoint
+   * keeps its object ({@link FlowRow.LiveRef}): the engine still changes it, and the detail pane and the breakpoint
+   * editor work on that very object. Without a catalog a flow the store let go is in no file: every row keeps its
+   * flow.
+   */
+  FlowRow rowOf(Flow f) {
+    Flow.Paused paused = f.paused();
+    if (catalog == FlowCatalog.NONE || paused != null || f.state() == FlowState.IN_FLIGHT) {
+      return new FlowRow(FlowSummary.of(f), paused, new FlowRow.LiveRef(f));
+    }
+    return new FlowRow(FlowSummary.of(f), null, new StoredRef(f.id(), this));
+  }
+
   /** The row of a flow the live store holds, made in this batch; returns the previous one. */
   FlowRow putLive(FlowRow row) {
     cache.remove(row.id());
     return live.put(row.id(), row);
+  }
+
+  /** The row of {@code id} among the live store's (made by a batch and not swept yet), or null. */
+  FlowRow liveRow(long id) {
+    return live.get(id);
   }
 
   /** The last known row of {@code id} without reading the catalog, or null. */
@@ -106,7 +129,8 @@ final class RowSource {
         FlowRow r = e.getValue();
         // the store publishes nothing more for a flow it forgot, so these columns are its last ones; a state
         // still pending for it comes as a new live row (putLive) and takes the place of this one
-        cache.put(e.getKey(), stored ? new FlowRow(r.summary(), null, new StoredRef(r.id(), this)) : r);
+        cache.put(e.getKey(), !stored || r.ref() instanceof StoredRef ? r : new FlowRow(r.summary(), null,
+            new StoredRef(r.id(), this)));
       }
     }
   }

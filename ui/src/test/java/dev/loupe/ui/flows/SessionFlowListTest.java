@@ -225,6 +225,49 @@ class SessionFlowListTest {
   }
 
   @Test
+  void theRowOfAnEndedFlowHoldsNoFlowSoTheFlowLeavesWithTheStoreBeforeAnySweep() throws Exception {
+    // the row made for an ended flow refers to it by id: while the store holds the flow the row gives the store's
+    // object, and once the session wrote it and the store let it go nothing in the UI keeps it, not even until the
+    // next sweep (a live row held it for up to a sweep's few batches: at 5,000 flows/s, 600 flows on the heap that
+    // each young collection copied; docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass")
+    RecordingStore store = new RecordingStore();
+    ManualFx fx = new ManualFx();
+    try (Session session = Session.open(dir.resolve("unheld.loupe"), dir);
+        FlowListViewModel vm = new FlowListViewModel(store, FlowCatalog.of(session), fx, 0, Runnable::run)) {
+      session.record(store, p -> { });
+      fx.runAll();
+      RecordedFlow first = record(store, 0, "POST", 201, "body 0");
+      long id = first.id();
+      java.lang.ref.ReferenceQueue<Flow> collected = new java.lang.ref.ReferenceQueue<>();
+      WeakReference<Flow> firstFlow = new WeakReference<>(first, collected);
+      first = null;
+      RecordedFlow last = null;
+      for (int i = 1; i <= 1200; i++) {
+        last = record(store, i, "GET", 200, "body " + i);
+      }
+      pulse(vm, fx); // one batch, no sweep yet
+      assertThat(vm.rows().get(0).flow()).as("the store's own object while it holds the flow")
+          .isSameAs(firstFlow.get());
+      assertThat(vm.rows().get(1200).flow()).isSameAs(last);
+      session.flush(); // written; the store keeps the newest 1,000
+      assertThat(store.get(id)).isNull();
+      assertThat(vm.liveRows()).as("not swept").isEqualTo(1201);
+      for (int i = 0; i < 50 && firstFlow.get() != null; i++) {
+        System.gc();
+        collected.remove(20);
+      }
+      assertThat(firstFlow.get()).as("the flow left memory with the store").isNull();
+
+      FlowRow row = vm.rows().get(0);
+      assertThat(List.of(row.method(), row.status(), row.path())).containsExactly("POST", 201, "/item/0");
+      Flow opened = row.flow(); // read back from the file
+      assertThat(opened.id()).isEqualTo(id);
+      assertThat(opened.responseBody().bytes()).asString().isEqualTo("body 0");
+      assertThat(vm.rows().get(1200).flow()).as("still the store's").isSameAs(last);
+    }
+  }
+
+  @Test
   void flowsInFlightOrAtABreakpointKeepTheirLiveRowsUntilTheStoreLetsThemGo() throws Exception {
     // a flow the engine still writes, or the user edits at a breakpoint, is the store's object: its row must give
     // that object (the detail pane, the breakpoint editor), even after the session wrote the flow as it was

@@ -71,9 +71,37 @@ public final class RecordedBody implements Body {
     return b;
   }
 
+  /**
+   * Where {@link #append(Object, int, int, Bytes)} copies from: a buffer type other than {@link
+   * ByteBuffer} (a Netty buffer), read in place, so a capture needs no {@code ByteBuffer} view of it.
+   */
+  public interface Bytes<T> {
+    /** Copies {@code length} bytes of {@code src} from {@code index} into {@code dst} at {@code dstIndex}. */
+    void get(T src, int index, byte[] dst, int dstIndex, int length);
+
+    /** {@code length} bytes of {@code src} from {@code index} as a buffer (only for bytes that spill to disk). */
+    ByteBuffer view(T src, int index, int length);
+  }
+
+  private static final Bytes<ByteBuffer> BYTE_BUFFER = new Bytes<>() {
+    @Override
+    public void get(ByteBuffer src, int index, byte[] dst, int dstIndex, int length) {
+      src.get(index, dst, dstIndex, length);
+    }
+
+    @Override
+    public ByteBuffer view(ByteBuffer src, int index, int length) {
+      return src.slice(index, length);
+    }
+  };
+
   /** Captures the readable bytes of {@code src} (its position is left unchanged). */
   public void append(ByteBuffer src) {
-    int len = src.remaining();
+    append(src, src.position(), src.remaining(), BYTE_BUFFER);
+  }
+
+  /** Captures {@code len} bytes of {@code src} from {@code index}, read through {@code bytes} (nothing of {@code src} changes). */
+  public <T> void append(T src, int index, int len, Bytes<T> bytes) {
     if (len == 0) {
       return;
     }
@@ -83,14 +111,15 @@ public final class RecordedBody implements Body {
         size += len;
         return;
       }
-      ByteBuffer in = src.duplicate();
       int toMemory = (int) Math.min(len, (long) policy.memoryCap() - memoryLength);
+      int kept = 0;
       if (toMemory > 0 && spillFile == null) {
-        keep(in, toMemory);
+        keep(src, index, toMemory, bytes);
+        kept = toMemory;
       }
-      if (in.hasRemaining()) {
+      if (kept < len) {
         if (policy.spill()) {
-          writeSpill(in);
+          writeSpill(bytes.view(src, index + kept, len - kept));
         } else {
           truncated = true;
         }
@@ -99,8 +128,8 @@ public final class RecordedBody implements Body {
     }
   }
 
-  /** Copies {@code n} bytes of {@code in} into the chunks, adding chunks as needed. */
-  private void keep(ByteBuffer in, int n) {
+  /** Copies {@code n} bytes of {@code src} from {@code index} into the chunks, adding chunks as needed. */
+  private <T> void keep(T src, int index, int n, Bytes<T> bytes) {
     int left = n;
     while (left > 0) {
       byte[] last = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
@@ -114,7 +143,8 @@ public final class RecordedBody implements Body {
         lastUsed = 0;
       }
       int m = Math.min(left, last.length - lastUsed);
-      in.get(last, lastUsed, m);
+      bytes.get(src, index, last, lastUsed, m);
+      index += m;
       lastUsed += m;
       left -= m;
       memoryLength += m;

@@ -218,21 +218,32 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private void openUpstream(ExchangeCommand.OpenUpstream o) {
     Exchange ex = exchange;
     UpstreamChoice choice = UpstreamChoice.of(engine.config(), side, codec.request().webSocket(), o.scheme());
-    ServerLeg.open(engine.connector(), this, ex.flow(), o, choice, ctx.channel().eventLoop(),
-        () -> exchange == ex && !ex.finished(), (leg, error) -> {
-          if (error != null) {
-            execute(ex.on(new ExchangeEvent.UpstreamFailed(error)));
-            return;
-          }
-          serverLeg = leg;
-          run(ex, new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol()));
-          if (serverLeg != null) {
-            serverLeg.start(reading);
-            timeout.arm(ex);
-          }
-          drain();
-          readClientIfReady();
-        });
+    ServerLeg.open(new ServerLeg.Opening(engine.connector(), this, ex.flow()) {
+      @Override
+      boolean wanted() {
+        return exchange == ex && !ex.finished();
+      }
+
+      @Override
+      void opened(ServerLeg leg, FlowError error) {
+        upstreamOpened(ex, leg, error);
+      }
+    }, o, choice, ctx.channel().eventLoop());
+  }
+
+  private void upstreamOpened(Exchange ex, ServerLeg leg, FlowError error) {
+    if (error != null) {
+      execute(ex.on(new ExchangeEvent.UpstreamFailed(error)));
+      return;
+    }
+    serverLeg = leg;
+    run(ex, new ExchangeEvent.UpstreamReady(leg.info(), leg.protocol()));
+    if (serverLeg != null) {
+      serverLeg.start(reading);
+      timeout.arm(ex);
+    }
+    drain();
+    readClientIfReady();
   }
 
   /** A response head from the exchange or the full tier (which collects the origin's final head). */

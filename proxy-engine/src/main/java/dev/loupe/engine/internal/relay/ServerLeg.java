@@ -37,9 +37,9 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import java.util.List;
-import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
 
 /**
  * The server leg of one exchange: reads the origin's response on the connection or stream the
@@ -102,19 +102,31 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Acquires a connection to {@code o}'s origin for {@code flow} as {@code choice} says (recording
-   * on the flow why HTTP/3 is off), then, on {@code loop}: {@code then} gets a server leg attached
-   * to it, whose events go to {@code owner}, or the error. A connection that arrives when {@code
-   * wanted} says no (the exchange ended meanwhile) goes back to the pool unused.
+   * What {@link #open} reports to, and the listener on the connection it acquires: one object per
+   * request (the exchange's side implements {@link #wanted} and {@link #opened}), where lambdas for
+   * each part cost three.
    */
-  static void open(UpstreamConnector connector, Owner owner, RecordedFlow flow, ExchangeCommand.OpenUpstream o,
-      UpstreamChoice choice, EventLoop loop, BooleanSupplier wanted, BiConsumer<ServerLeg, FlowError> then) {
-    if (choice.http3Off() != null) {
-      flow.http3Status(choice.http3Off());
+  abstract static class Opening implements GenericFutureListener<Future<UpstreamConnector.Result>> {
+    private final UpstreamConnector connector;
+    private final Owner owner;
+    private final RecordedFlow flow;
+
+    Opening(UpstreamConnector connector, Owner owner, RecordedFlow flow) {
+      this.connector = connector;
+      this.owner = owner;
+      this.flow = flow;
     }
-    connector.acquire(loop, o.scheme(), o.host(), o.port(), flow, choice.want(), choice.discover()).addListener(f -> {
-      UpstreamConnector.Result r = (UpstreamConnector.Result) f.getNow();
-      if (!wanted.getAsBoolean()) {
+
+    /** Whether the exchange still wants the connection (else it goes back to the pool unused). */
+    abstract boolean wanted();
+
+    /** A server leg attached to the connection, or the error. */
+    abstract void opened(ServerLeg leg, FlowError error);
+
+    @Override
+    public final void operationComplete(Future<UpstreamConnector.Result> f) {
+      UpstreamConnector.Result r = f.getNow();
+      if (!wanted()) {
         if (r.connection() != null) {
           // Unused: pool it rather than drop it, so clients that open and cancel many streams
           // (rapid reset) do not turn into a stream of new origin connections.
@@ -123,13 +135,27 @@ final class ServerLeg extends ChannelInboundHandlerAdapter {
         return;
       }
       if (r.error() != null) {
-        then.accept(null, r.error());
+        opened(null, r.error());
         return;
       }
       ServerLeg leg = new ServerLeg(owner, flow, r.connection(), connector);
       LegSlot.attach(r.connection().channel(), leg);
-      then.accept(leg, null);
-    });
+      opened(leg, null);
+    }
+  }
+
+  /**
+   * Acquires a connection to {@code o}'s origin for {@code opening}'s flow as {@code choice} says
+   * (recording on the flow why HTTP/3 is off), then, on {@code loop}: {@code opening} gets a server
+   * leg attached to it, whose events go to its owner, or the error. A connection that arrives when
+   * {@link Opening#wanted} says no (the exchange ended meanwhile) goes back to the pool unused.
+   */
+  static void open(Opening opening, ExchangeCommand.OpenUpstream o, UpstreamChoice choice, EventLoop loop) {
+    if (choice.http3Off() != null) {
+      opening.flow.http3Status(choice.http3Off());
+    }
+    opening.connector.acquire(loop, o.scheme(), o.host(), o.port(), opening.flow, choice.want(), choice.discover())
+        .addListener(opening);
   }
 
   Channel channel() {

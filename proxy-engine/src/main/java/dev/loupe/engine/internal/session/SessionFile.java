@@ -81,6 +81,9 @@ public final class SessionFile implements Session {
   private SessionFile(SessionDb db, Path spillDir, Indexing indexing) {
     this.db = db;
     this.reader = new FlowReader(db, spillDir);
+    // At the normal priority, not BackgroundThreads': lowered, the writer fell behind on a busy machine (its backlog
+    // is flows each young collection copies; at Recorder.MAX_BACKLOG capture pauses) and the UI thread waited no
+    // less (docs/PERFORMANCE.md, "The UI thread at 10^6, fifth pass")
     this.writerThread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "loupe-session-writer");
       t.setDaemon(true);

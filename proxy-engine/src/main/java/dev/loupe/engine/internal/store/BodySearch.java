@@ -4,6 +4,7 @@ import dev.loupe.engine.filter.BodyScan;
 import dev.loupe.engine.filter.FilterSql;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.api.session.model.SortKey;
+import dev.loupe.engine.api.util.BackgroundThreads;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +25,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -46,7 +46,6 @@ final class BodySearch {
   /** Ids per chunk of a parallel scan: about a tenth of a second of work on one core. */
   static final int DEFAULT_CHUNK = 16_384;
   private static final int THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-  private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
   private static final ExecutorService POOL = pool();
 
   private final SessionDb db;
@@ -59,11 +58,7 @@ final class BodySearch {
 
   private static ExecutorService pool() {
     ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "loupe-body-search-" + THREAD_NUMBER.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        new LinkedBlockingQueue<>(), BackgroundThreads.factory("loupe-body-search", true)); // below the UI thread
     pool.allowCoreThreadTimeOut(true);
     return pool;
   }

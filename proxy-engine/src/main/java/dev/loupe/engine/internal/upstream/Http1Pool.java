@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * closed by its loop's sweep. Reuse takes the newest.
  */
 final class Http1Pool {
-  /** When a pooled connection was parked (System.nanoTime()). */
-  private static final AttributeKey<Long> IDLE_SINCE = AttributeKey.valueOf("loupe.idle-since");
+  /** When the connection was last parked ({@code System.nanoTime()}): one holder per connection, not a Long per park. */
+  private static final AttributeKey<long[]> IDLE_SINCE = AttributeKey.valueOf("loupe.idle-since");
 
   private final Duration idleTimeout;
   private final int maxIdlePerOrigin;
@@ -73,7 +73,12 @@ final class Http1Pool {
     }
     idle.addLast(c);
     LegSlot.attach(ch, new IdleHandler(idle, c));
-    ch.attr(IDLE_SINCE).set(System.nanoTime());
+    long[] since = ch.attr(IDLE_SINCE).get();
+    if (since == null) {
+      since = new long[1];
+      ch.attr(IDLE_SINCE).set(since);
+    }
+    since[0] = System.nanoTime();
     if (sweeping.add(loop)) {
       loop.schedule(() -> sweepIdle(loop), sweepPeriodNanos(), TimeUnit.NANOSECONDS);
     }
@@ -92,8 +97,8 @@ final class Http1Pool {
     boolean any = false;
     for (ArrayDeque<UpstreamConnection> q : pool(loop).values()) {
       while (!q.isEmpty()) {
-        Long since = q.peekFirst().channel().attr(IDLE_SINCE).get();
-        if (since != null && now - since < limit) {
+        long[] since = q.peekFirst().channel().attr(IDLE_SINCE).get();
+        if (since != null && now - since[0] < limit) {
           break;
         }
         q.pollFirst().channel().close();

@@ -92,6 +92,46 @@ class RecordedBodyTest {
     assertThat(body.size()).isEqualTo(8);
   }
 
+  /** A source read through {@link RecordedBody.Bytes}: a window of an array, as a Netty buffer's readable bytes are. */
+  private static final RecordedBody.Bytes<byte[]> ARRAY = new RecordedBody.Bytes<>() {
+    @Override
+    public void get(byte[] src, int index, byte[] dst, int dstIndex, int length) {
+      System.arraycopy(src, index, dst, dstIndex, length);
+    }
+
+    @Override
+    public ByteBuffer view(byte[] src, int index, int length) {
+      return ByteBuffer.wrap(src, index, length);
+    }
+  };
+
+  @Test
+  void appendThroughBytesKeepsSpillsAndTruncatesLikeAByteBuffer() throws IOException {
+    for (boolean spill : new boolean[] {true, false}) {
+      for (int cap : new int[] {0, 5, 8, 300, 1000}) {
+        byte[] data = bytes(600, cap + (spill ? 1 : 2));
+        RecordedBody viaBuffer = new RecordedBody(new CapturePolicy(cap, spill, spillDir));
+        RecordedBody viaBytes = new RecordedBody(new CapturePolicy(cap, spill, spillDir));
+        for (int off = 0, chunk = 1; off < data.length; off += chunk, chunk = chunk * 2 + 1) {
+          int n = Math.min(chunk, data.length - off);
+          viaBuffer.append(ByteBuffer.wrap(data, off, n));
+          byte[] padded = new byte[n + 7]; // the bytes sit at index 3, with others around them
+          System.arraycopy(data, off, padded, 3, n);
+          viaBytes.append(padded, 3, n, ARRAY);
+        }
+        viaBuffer.complete();
+        viaBytes.complete();
+        String at = "cap " + cap + ", spill " + spill;
+        assertThat(viaBytes.size()).as(at).isEqualTo(viaBuffer.size()).isEqualTo(600);
+        assertThat(viaBytes.truncated()).as(at).isEqualTo(viaBuffer.truncated()).isEqualTo(!spill && cap < 600);
+        assertThat(viaBytes.spilled()).as(at).isEqualTo(viaBuffer.spilled());
+        assertThat(viaBytes.capturedSize()).as(at).isEqualTo(viaBuffer.capturedSize());
+        assertThat(viaBytes.bytes()).as(at).isEqualTo(viaBuffer.bytes());
+        assertThat(readAll(viaBytes)).as(at).isEqualTo(spill ? data : java.util.Arrays.copyOf(data, Math.min(cap, data.length)));
+      }
+    }
+  }
+
   @Test
   void spillToDiskKeepsEveryByteAndFreesTheHeap() throws IOException {
     RecordedBody body = new RecordedBody(new CapturePolicy(64, true, spillDir));

@@ -255,6 +255,42 @@ public final class CompactHttpHeaders extends HttpHeaders {
     return false;
   }
 
+  /**
+   * As {@link HttpHeaders#containsValue}: whether a comma-separated element of a value of {@code
+   * name}, trimmed, is {@code value}. The same comparisons, without the iterator the inherited one
+   * makes per call ({@code HttpUtil.isKeepAlive} and the framing checks ask several times per message).
+   */
+  @Override
+  public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      if (containsCommaSeparatedTrimmed(fields[2 * i + 1], value, ignoreCase)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Netty's {@code HttpHeaders.containsCommaSeparatedTrimmed} (private there), step for step. */
+  private static boolean containsCommaSeparatedTrimmed(CharSequence raw, CharSequence expected, boolean ignoreCase) {
+    int begin = 0;
+    int end = AsciiString.indexOf(raw, ',', begin);
+    if (end == -1) {
+      return matches(AsciiString.trim(raw), expected, ignoreCase);
+    }
+    do {
+      if (matches(AsciiString.trim(raw.subSequence(begin, end)), expected, ignoreCase)) {
+        return true;
+      }
+      begin = end + 1;
+    } while ((end = AsciiString.indexOf(raw, ',', begin)) != -1);
+    return begin < raw.length() && matches(AsciiString.trim(raw.subSequence(begin, raw.length())), expected, ignoreCase);
+  }
+
+  private static boolean matches(CharSequence trimmed, CharSequence expected, boolean ignoreCase) {
+    return ignoreCase ? AsciiString.contentEqualsIgnoreCase(trimmed, expected)
+        : AsciiString.contentEquals(trimmed, expected);
+  }
+
   @Override
   public Iterator<Map.Entry<String, String>> iterator() {
     return entries().iterator();

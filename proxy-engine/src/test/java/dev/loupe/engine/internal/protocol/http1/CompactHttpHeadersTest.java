@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Date;
@@ -72,6 +73,20 @@ class CompactHttpHeadersTest {
           assertThat(c.contains(name, v.toUpperCase(), true)).isEqualTo(d.contains(name, v.toUpperCase(), true));
           assertThat(c.contains(name, v.toUpperCase(), false)).isEqualTo(d.contains(name, v.toUpperCase(), false));
           assertThat(c.containsValue(name, "chunked", true)).isEqualTo(d.containsValue(name, "chunked", true));
+          List<String> probes = new ArrayList<>(List.of("close", "keep-alive", "Upgrade", "", " ", v));
+          for (String element : v.split(",", -1)) {
+            probes.add(element);
+            probes.add(element.trim());
+            probes.add(element.trim().toUpperCase());
+          }
+          for (String probe : probes) {
+            for (boolean ignoreCase : new boolean[] {true, false}) {
+              assertThat(c.containsValue(name, probe, ignoreCase)).as("%s: %s ~ '%s' %s", name, v, probe, ignoreCase)
+                  .isEqualTo(d.containsValue(name, probe, ignoreCase));
+              assertThat(c.containsValue(name, new AsciiString(probe), ignoreCase))
+                  .isEqualTo(d.containsValue(name, new AsciiString(probe), ignoreCase));
+            }
+          }
         }
       }
     }
@@ -96,6 +111,8 @@ class CompactHttpHeadersTest {
       h.remove("f3");
     });
     same(h -> h.add(HttpHeaderNames.CONNECTION, "keep-alive, Upgrade").add("Content-Length", "x1"));
+    same(h -> h.add("Connection", "close ,, Keep-Alive,").add("connection", "upgrade").add("X", ",")
+        .add("Y", "a ,b\t, c").add("Z", ""));
   }
 
   private static String failure(HttpHeaders h, Consumer<HttpHeaders> op) {
