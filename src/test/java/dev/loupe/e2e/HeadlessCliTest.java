@@ -20,6 +20,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +41,7 @@ class HeadlessCliTest {
   private static final Duration START = Duration.ofSeconds(60);
   private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)\\b");
   private static final Pattern CA_LINE = Pattern.compile("^CA certificate: (.+)$");
+  private static final Pattern CONTROL_LINE = Pattern.compile("^Control API on (http://\\S+) \\(token: (\\S+),");
 
   @TempDir static Path tmp;
   static TestOrigin http;
@@ -163,22 +165,60 @@ class HeadlessCliTest {
       loupe.awaitLine(Pattern.compile("^" + time + " GET " + Pattern.quote(url) + " 200 10B \\S+ h1/h1 relay$"), START);
     }
 
-    // The window (under Xvfb): the same flow, no line.
+    // The window (under Xvfb): the same flows, no line. The control API shows when both are recorded; a clean
+    // exit then proves no line is on its way: the shutdown writes every line a per-flow printer has queued.
     org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/xvfb-run")), "xvfb-run is not installed");
     Path windowConf = tmp.resolve("window-conf");
     try (LoupeProcess loupe = LoupeProcess.start(List.of("xvfb-run", "-a"), env -> { }, List.of("-Xmx256m"),
-        List.of("--listen", "127.0.0.1:0", "--confdir", windowConf.toString(), "--trust-ca", originCa.toString()))) {
+        List.of("--listen", "127.0.0.1:0", "--confdir", windowConf.toString(), "--trust-ca", originCa.toString(),
+            "--control", "127.0.0.1:0"))) {
       int port = Integer.parseInt(loupe.awaitLine(LISTENING, START).group(1));
+      Matcher control = loupe.awaitLine(CONTROL_LINE, START);
+      // The window has opened its session (the proxy and the control API answer before it does): a SIGTERM from
+      // here on closes the session cleanly, which the "session saved" line below shows
+      loupe.awaitLine(Pattern.compile("^Recording into "), START);
       String url = http.url() + "/bytes/10?window";
       assertThat(get(port, url).body()).isEqualTo(TestData.bytes(10));
       String again = http.url() + "/bytes/11?window";
       assertThat(get(port, again).body()).isEqualTo(TestData.bytes(11));
-      Thread.sleep(3_000); // the headless printer writes a line within milliseconds of a flow's end
+      awaitComplete(control.group(1), control.group(2), List.of(url, again));
+
+      ProcessHandle jvm = loupe.process().toHandle().descendants()
+          .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false)).findFirst()
+          .orElseThrow(() -> new AssertionError("no java process under xvfb-run"));
+      jvm.destroy(); // SIGTERM to the JVM only: its shutdown hooks run while the display is still there
+      jvm.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      loupe.terminateAll();
+      loupe.awaitExit(Duration.ofSeconds(30));
+      assertThat(loupe.stderr()).as("the shutdown ran; stderr: %s", loupe.stderr())
+          .anyMatch(l -> l.startsWith("Loupe: session saved to "));
       assertThat(loupe.stdout()).as("stdout of the window; stderr: %s", loupe.stderr())
           .noneMatch(l -> l.contains("cannot open the desktop window"))
           .noneMatch(l -> l.contains("?window"));
-      loupe.terminateAll();
-      loupe.awaitExit(Duration.ofSeconds(30));
+    }
+  }
+
+  /** Polls the control API's {@code GET /flows} until every one of {@code urls} is a complete flow. */
+  private static void awaitComplete(String base, String token, List<String> urls) throws Exception {
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    HttpRequest list = HttpRequest.newBuilder(URI.create(base + "/flows")).header("Authorization", "Bearer " + token)
+        .timeout(Duration.ofSeconds(30)).build();
+    long deadline = System.nanoTime() + START.toNanos();
+    while (true) {
+      HttpResponse<String> r = client.send(list, HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as("GET /flows: %s", r.body()).isEqualTo(200);
+      List<String> complete = new ArrayList<>();
+      for (JsonNode f : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())) {
+        if (f.path("state").asText().equals("complete")) {
+          complete.add(f.path("url").asText());
+        }
+      }
+      if (complete.containsAll(urls)) {
+        return;
+      }
+      assertThat(System.nanoTime() - deadline).as("flows %s complete within %s; GET /flows: %s", urls, START, r.body())
+          .isNegative();
+      Thread.sleep(50);
     }
   }
 

@@ -27,7 +27,8 @@ final class DesktopWindow {
 
   /**
    * The window's session files: the one asked for ({@code loupe FILE.loupe}, {@code --session}), or a
-   * new untitled one; a HAR file given ({@code loupe FILE.har}) is opened into a new session.
+   * new untitled one; a HAR file given ({@code loupe FILE.har}) is opened into a new session. Null when the JVM
+   * is already shutting down (a SIGTERM while Loupe starts): the session was opened and is closed again.
    *
    * @throws IllegalStateException with the reason when a file given cannot be opened
    */
@@ -41,9 +42,8 @@ final class DesktopWindow {
         ConvertCommand.printProblems(report, System.err);
         out.println("Opened " + options.har() + ": " + report.imported() + " of " + report.entries() + " entries");
       }
-      // SIGTERM with the window open: the session is still closed cleanly (close is idempotent)
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> close(sessions), "loupe-sessions-close"));
-      return sessions;
+      // SIGTERM with the window open, or while it starts: the session is still closed cleanly (idempotent)
+      return ShutdownHooks.add(() -> close(sessions), "loupe-sessions-close") ? sessions : null;
     } catch (SessionException | IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }

@@ -44,12 +44,17 @@ final class WindowRun {
     }
     run.pluginLoader.rememberSwitches(); // the window's switches persist, as its other settings do
     SessionManager sessions = DesktopWindow.sessions(run.dir, run.store, run.sessionFiles, run.out);
+    if (sessions == null) {
+      return null; // the JVM is shutting down (a SIGTERM while the window started): the session is closed
+    }
     try {
       EngineSwitch engines = run.engines;
       String listening = ConnectService.listeningText(engines.current().address(), run.access.auth());
       ConnectService connect = new ConnectService(engines::current, engines::config, engines::restart,
           run.running != null ? run.running.clients() : new ClientListeners(engines::current), run.dir, run.ca);
-      Runtime.getRuntime().addShutdownHook(new Thread(connect::close, "loupe-launched-browsers"));
+      if (!ShutdownHooks.add(connect::close, "loupe-launched-browsers")) {
+        return null; // shutting down: the sessions' own hook closes them
+      }
       IdleCompaction compaction = IdleCompaction.start(); // the window is a desktop app: idle most of its life
       try {
         DesktopWindow.showAndWait(sessions, new DesktopContext(run.store, listening, run.dir,
