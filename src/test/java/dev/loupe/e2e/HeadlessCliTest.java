@@ -198,28 +198,23 @@ class HeadlessCliTest {
     }
   }
 
-  /** Polls the control API's {@code GET /flows} until every one of {@code urls} is a complete flow. */
-  private static void awaitComplete(String base, String token, List<String> urls) throws Exception {
+  /** Waits until the control API's {@code GET /flows} lists every one of {@code urls} as a complete flow. */
+  private static void awaitComplete(String base, String token, List<String> urls) {
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     HttpRequest list = HttpRequest.newBuilder(URI.create(base + "/flows")).header("Authorization", "Bearer " + token)
         .timeout(Duration.ofSeconds(30)).build();
-    long deadline = System.nanoTime() + START.toNanos();
-    while (true) {
-      HttpResponse<String> r = client.send(list, HttpResponse.BodyHandlers.ofString());
-      assertThat(r.statusCode()).as("GET /flows: %s", r.body()).isEqualTo(200);
-      List<String> complete = new ArrayList<>();
-      for (JsonNode f : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())) {
-        if (f.path("state").asText().equals("complete")) {
-          complete.add(f.path("url").asText());
-        }
-      }
-      if (complete.containsAll(urls)) {
-        return;
-      }
-      assertThat(System.nanoTime() - deadline).as("flows %s complete within %s; GET /flows: %s", urls, START, r.body())
-          .isNegative();
-      Thread.sleep(50);
-    }
+    org.awaitility.Awaitility.await("flows " + urls + " complete").atMost(START).pollInterval(Duration.ofMillis(50))
+        .untilAsserted(() -> {
+          HttpResponse<String> r = client.send(list, HttpResponse.BodyHandlers.ofString());
+          assertThat(r.statusCode()).as("GET /flows: %s", r.body()).isEqualTo(200);
+          List<String> complete = new ArrayList<>();
+          for (JsonNode f : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())) {
+            if (f.path("state").asText().equals("complete")) {
+              complete.add(f.path("url").asText());
+            }
+          }
+          assertThat(complete).as("complete flows; GET /flows: %s", r.body()).containsAll(urls);
+        });
   }
 
   private static HttpResponse<byte[]> get(int port, String url) throws Exception {
