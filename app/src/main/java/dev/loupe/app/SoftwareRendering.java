@@ -1,13 +1,12 @@
 package dev.loupe.app;
 
+import dev.loupe.engine.api.util.NativeDowncall;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
-import java.lang.reflect.Array;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -70,32 +69,13 @@ final class SoftwareRendering {
    * starts, while no other thread reads the environment.
    */
   static boolean setenv(String name, String value) {
+    MethodHandle setenv = NativeDowncall.link("setenv", "JAVA_INT", "ADDRESS", "ADDRESS", "JAVA_INT");
+    if (setenv == null) {
+      return false;
+    }
     try {
-      Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
-      Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup");
-      Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment");
-      Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout");
-      Class<?> valueLayoutClass = Class.forName("java.lang.foreign.ValueLayout");
-      Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");
-      Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
       Class<?> arenaClass = Class.forName("java.lang.foreign.Arena");
       Class<?> allocatorClass = Class.forName("java.lang.foreign.SegmentAllocator");
-      Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
-      Object lookup = linkerClass.getMethod("defaultLookup").invoke(linker);
-      Optional<?> symbol = (Optional<?>) lookupClass.getMethod("find", String.class).invoke(lookup, "setenv");
-      if (symbol.isEmpty()) {
-        return false;
-      }
-      Object address = valueLayoutClass.getField("ADDRESS").get(null);
-      Object jint = valueLayoutClass.getField("JAVA_INT").get(null);
-      Object args = Array.newInstance(layoutClass, 3);
-      Array.set(args, 0, address);
-      Array.set(args, 1, address);
-      Array.set(args, 2, jint);
-      Object descriptor = descriptorClass.getMethod("of", layoutClass, args.getClass()).invoke(null, jint, args);
-      Object noOptions = Array.newInstance(optionClass, 0);
-      MethodHandle setenv = (MethodHandle) linkerClass.getMethod("downcallHandle", segmentClass, descriptorClass,
-          noOptions.getClass()).invoke(linker, symbol.get(), descriptor, noOptions);
       Object arena = arenaClass.getMethod("ofConfined").invoke(null);
       try {
         Object n = allocatorClass.getMethod("allocateFrom", String.class).invoke(arena, name);

@@ -2,7 +2,6 @@ package dev.loupe.engine.api.util;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
-import java.lang.reflect.Array;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -129,33 +128,8 @@ public final class BackgroundThreads {
           || !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
         return null;
       }
-      try {
-        Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
-        Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup");
-        Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment");
-        Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout");
-        Class<?> valueLayoutClass = Class.forName("java.lang.foreign.ValueLayout");
-        Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");
-        Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
-        Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
-        Object lookup = linkerClass.getMethod("defaultLookup").invoke(linker);
-        java.util.Optional<?> symbol = (java.util.Optional<?>) lookupClass.getMethod("find", String.class)
-            .invoke(lookup, "setpriority");
-        if (symbol.isEmpty()) {
-          return null;
-        }
-        Object jint = valueLayoutClass.getField("JAVA_INT").get(null);
-        Object args = Array.newInstance(layoutClass, 3); // int which, id_t who (unsigned int), int prio
-        Array.set(args, 0, jint);
-        Array.set(args, 1, jint);
-        Array.set(args, 2, jint);
-        Object descriptor = descriptorClass.getMethod("of", layoutClass, args.getClass()).invoke(null, jint, args);
-        Object noOptions = Array.newInstance(optionClass, 0);
-        return (MethodHandle) linkerClass.getMethod("downcallHandle", segmentClass, descriptorClass,
-            noOptions.getClass()).invoke(linker, symbol.get(), descriptor, noOptions);
-      } catch (Throwable e) { // no such API, or native access refused
-        return null;
-      }
+      // int which, id_t who (unsigned int), int prio
+      return NativeDowncall.link("setpriority", "JAVA_INT", "JAVA_INT", "JAVA_INT", "JAVA_INT");
     }
   }
 }
