@@ -31,7 +31,9 @@ import java.util.Locale;
  * <p>{@code bench/session-writer.sh [N] [RATE] [rolling]}; prints the writer thread's CPU (and
  * allocation) per flow, the process's, GC, and RSS. {@code rolling}: the same flows into headless's
  * default rolling store (newest 1000) without a session, the control for the process's and GC's
- * figures. A/B: put another build's engine classes first on the class path.
+ * figures. A/B: put another build's engine classes first on the class path. {@code
+ * -Dloupe.bench.indexing=LIVE} (or another {@link Session.Indexing}) records as the window does; the
+ * default is headless {@code --session}'s {@code DEFERRED}.
  */
 public final class SessionWriterBenchmark {
   private SessionWriterBenchmark() {}
@@ -60,7 +62,9 @@ public final class SessionWriterBenchmark {
     long cpu0 = cpuNanos();
     long gc0 = gcMillis();
     long t0 = System.nanoTime();
-    try (SessionFile s = rolling ? null : SessionFile.open(file, dir, Session.Indexing.DEFERRED)) {
+    // -Dloupe.bench.indexing=LIVE|ON_DEMAND: as the window records (default DEFERRED: headless --session)
+    Session.Indexing indexing = Session.Indexing.valueOf(System.getProperty("loupe.bench.indexing", "DEFERRED"));
+    try (SessionFile s = rolling ? null : SessionFile.open(file, dir, indexing)) {
       if (s != null) {
         s.record(store, p -> System.out.println("PROBLEM: " + p));
       }

@@ -79,8 +79,18 @@ public final class SessionManager implements AutoCloseable {
         && (file == null || !last.file().toAbsolutePath().equals(file.toAbsolutePath()))) {
       restorable = last.file();
     }
-    switchTo(file == null ? Session.open(untitledFile(), spillDir) : Session.open(file, spillDir));
+    switchTo(file == null ? recordable(untitledFile()) : recordable(file));
     return current;
+  }
+
+  /**
+   * Opens {@code file} for recording, its indexes built when a filter or a column sort first needs
+   * them ({@link Session.Indexing#ON_DEMAND}): until then each flow costs the session's writer about
+   * half as much CPU, and the young collections copy fewer flows waiting for it (docs/PERFORMANCE.md,
+   * "The window's writer and GC").
+   */
+  private Session recordable(Path file) throws SessionException {
+    return Session.open(file, spillDir, Session.Indexing.ON_DEMAND);
   }
 
   /** The session a crash left behind (not closed cleanly), to offer back once; null when none. */
@@ -117,7 +127,7 @@ public final class SessionManager implements AutoCloseable {
 
   /** Records into a new untitled session from now on. */
   public synchronized Session newSession() throws SessionException {
-    switchTo(Session.open(untitledFile(), spillDir));
+    switchTo(recordable(untitledFile()));
     return current;
   }
 
@@ -127,7 +137,7 @@ public final class SessionManager implements AutoCloseable {
    */
   public synchronized ImportReport open(Path file) throws SessionException, IOException {
     if (isHar(file)) {
-      Session s = Session.open(untitledFile(), spillDir);
+      Session s = recordable(untitledFile());
       ImportReport report;
       try {
         report = s.importHar(file);
@@ -143,7 +153,7 @@ public final class SessionManager implements AutoCloseable {
     if (current != null && current.file().equals(file.toAbsolutePath())) {
       return null;
     }
-    switchTo(Session.open(file, spillDir));
+    switchTo(recordable(file));
     remember(file);
     return null;
   }
@@ -173,7 +183,7 @@ public final class SessionManager implements AutoCloseable {
       return current;
     }
     current.saveAs(t);
-    switchTo(Session.open(t, spillDir));
+    switchTo(recordable(t));
     remember(t);
     return current;
   }

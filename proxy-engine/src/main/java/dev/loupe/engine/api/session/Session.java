@@ -38,7 +38,8 @@ import java.util.function.LongPredicate;
  * them and they are built when it closes. A file opened for writing that lacks them (a deferred
  * recording killed before it closed) gets them built in the background on the writer thread; until
  * then, and in a file opened read-only (never written to), filters give the same answers by
- * scanning. {@link #indexed()} tells.
+ * scanning. The window records with {@link Indexing#ON_DEMAND}: each index is built the first time a
+ * query could use it. {@link #indexed()} tells.
  *
  * <h3>Reading</h3>
  * {@link #summaries} gives table rows by id, {@link #load} a whole flow, {@link #ids} the ids a
@@ -90,7 +91,17 @@ public interface Session extends AutoCloseable {
      * 2-core machine. A killed recording leaves the file without them until it is next opened for
      * writing.
      */
-    DEFERRED
+    DEFERRED,
+    /**
+     * Built when first needed (the window): a new file gets the index on the start time only, which
+     * new rows append to and counting reads; every other index is built, on the writer thread between
+     * recording batches, the first time a filter or a column sort could use it ({@link #ids}), and
+     * kept up to date from then on. That query and those until the index is there scan, with the same
+     * answers. The writer costs about what {@link #DEFERRED} costs until the user sorts or filters
+     * (docs/PERFORMANCE.md, "The window's writer and GC"). Indexes a file already has are kept;
+     * closing builds none (a file without some is whole: see {@link #indexed()}).
+     */
+    ON_DEMAND
   }
 
   /** Opens session files; the engine's store is the one implementation. */

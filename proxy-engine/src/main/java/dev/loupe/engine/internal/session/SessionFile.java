@@ -77,9 +77,15 @@ public final class SessionFile implements Session {
   private volatile FlowStore store;
   /** Once set, never cleared: a second close does nothing. Guarded by this. */
   private boolean closed;
+  /** Set when closing starts: index builds queued on demand and not started yet are skipped. */
+  private volatile boolean closing;
+  private final Indexing indexing;
+  /** Indexes already queued on demand ({@link Indexing#ON_DEMAND}): each once per open session. */
+  private final java.util.Set<String> requested = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private SessionFile(SessionDb db, Path spillDir, Indexing indexing) {
     this.db = db;
+    this.indexing = indexing;
     this.reader = new FlowReader(db, spillDir);
     // At the normal priority, not BackgroundThreads': lowered, the writer fell behind on a busy machine (its backlog
     // is flows each young collection copies; at Recorder.MAX_BACKLOG capture pauses) and the UI thread waited no
@@ -91,7 +97,10 @@ public final class SessionFile implements Session {
     });
     this.files = new SessionFiles(db, reader);
     if (!db.readOnly() && indexing == Indexing.LIVE) {
-      buildMissingIndexesLater();
+      buildMissingIndexesLater(SessionDb.allIndexes());
+    } else if (!db.readOnly() && indexing == Indexing.ON_DEMAND) {
+      buildMissingIndexesLater(SessionDb.alwaysIndexes());
+      requested.addAll(SessionDb.alwaysIndexes());
     }
   }
 
@@ -109,7 +118,7 @@ public final class SessionFile implements Session {
 
   /** {@link #open(Path, Path)} with the indexes kept as {@code indexing} says (see {@link Session.Indexing}). */
   public static SessionFile open(Path file, Path spillDir, Indexing indexing) throws SessionException {
-    return new SessionFile(SessionDb.open(file, false, indexing == Indexing.DEFERRED), spillDir, indexing);
+    return new SessionFile(SessionDb.open(file, indexing), spillDir, indexing);
   }
 
   /** Opens {@code file} to read only (convert, diff): nothing is written to it. */
@@ -118,14 +127,15 @@ public final class SessionFile implements Session {
   }
 
   /**
-   * Queues on the writer thread one task per index the file lacks (a recording that deferred them
-   * was killed): recording batches run between them, reads are never blocked (WAL) and filters scan
-   * until their index is there. Opening returns at once, so the first page shows as quickly as ever.
+   * Queues on the writer thread one task per index of {@code wanted} the file lacks (a recording that
+   * deferred them was killed, or built them on demand): recording batches run between them, reads are
+   * never blocked (WAL) and filters scan until their index is there. Opening returns at once, so the
+   * first page shows as quickly as ever.
    */
-  private void buildMissingIndexesLater() {
+  private void buildMissingIndexesLater(java.util.List<String> wanted) {
     java.util.List<String> missing;
     try {
-      missing = db.missingIndexes();
+      missing = db.missingIndexes().stream().filter(wanted::contains).toList();
     } catch (SQLException e) {
       LOG.log(Level.WARNING, "cannot read the indexes of " + file(), e);
       return;
@@ -135,7 +145,7 @@ public final class SessionFile implements Session {
     }
     long t0 = System.nanoTime();
     LOG.info(() -> file() + " lacks " + missing.size() + " indexes (a recording that deferred them was stopped"
-        + " before it closed); building them in the background");
+        + " before it closed, or one that built them on demand); building them in the background");
     for (int i = 0; i < missing.size(); i++) {
       String sql = missing.get(i);
       boolean last = i == missing.size() - 1;
@@ -295,6 +305,9 @@ public final class SessionFile implements Session {
   @Override
   public void ids(Filter filter, SortKey key, boolean descending, LongPredicate sink, BooleanSupplier stop)
       throws SessionException {
+    if (indexing == Indexing.ON_DEMAND && !readOnly()) {
+      indexOnDemand(filter, key);
+    }
     read(() -> {
       reader.ids(filter, key, descending, sink::test, stop);
       return null;
@@ -302,6 +315,32 @@ public final class SessionFile implements Session {
   }
 
   /** Feeds {@code visitor} every flow {@code filter} matches, whole, in id order. */
+  /**
+   * Queues on the writer thread the build of each index a query of {@code filter} sorted by {@code key}
+   * could use and that was not asked for before ({@link Indexing#ON_DEMAND}). The query itself does not
+   * wait: until the index is there it scans, with the same answers.
+   */
+  private void indexOnDemand(Filter filter, SortKey key) {
+    for (String sql : SessionDb.indexesFor(filter, key)) {
+      if (!requested.add(sql)) {
+        continue;
+      }
+      writerThread.execute(() -> {
+        if (closing) {
+          return; // closing builds none: the file is whole without it, and the next open asks again
+        }
+        try {
+          long t0 = System.nanoTime();
+          files.buildIndex(sql);
+          LOG.fine(() -> String.format("%s: %s in %.1f s", file(), sql, (System.nanoTime() - t0) / 1e9));
+        } catch (SQLException e) {
+          requested.remove(sql); // filters scan meanwhile; the next query asks again
+          LOG.log(Level.WARNING, "cannot build an index of " + file() + " (" + sql + ")", e);
+        }
+      });
+    }
+  }
+
   @Override
   public void flows(Filter filter, FlowVisitor visitor, BooleanSupplier stop) throws SessionException {
     read(() -> {
@@ -444,6 +483,7 @@ public final class SessionFile implements Session {
       }
       closed = true;
     }
+    closing = true;
     SessionException failure = null;
     Recorder r = recorder;
     if (r != null) {
@@ -463,14 +503,17 @@ public final class SessionFile implements Session {
       } catch (SessionException e) {
         failure = failure == null ? e : failure;
       }
-      try { // a deferred recording's indexes, or those a background build has not reached yet
-        call(() -> {
-          files.buildIndexes();
-          return null;
-        }, "cannot index");
-      } catch (SessionException e) {
-        // every flow is saved; the file is whole without them (filters scan) and the next open builds them
-        LOG.log(Level.WARNING, e.getMessage() + "; it is built when the file is next opened for writing", e);
+      // on demand: none (closing the window stays quick; the next open builds what its queries use)
+      if (indexing != Indexing.ON_DEMAND) {
+        try { // a deferred recording's indexes, or those a background build has not reached yet
+          call(() -> {
+            files.buildIndexes();
+            return null;
+          }, "cannot index");
+        } catch (SessionException e) {
+          // every flow is saved; the file is whole without them (filters scan) and the next open builds them
+          LOG.log(Level.WARNING, e.getMessage() + "; it is built when the file is next opened for writing", e);
+        }
       }
     }
     writerThread.shutdown();

@@ -101,21 +101,59 @@ final class Schema {
       "CREATE INDEX IF NOT EXISTS flow_started ON flow(started)",
       "CREATE INDEX IF NOT EXISTS flow_client_proto ON flow(client_proto)");
 
+  /**
+   * The index a recording that builds indexes on demand (the window) keeps from the start: new rows
+   * append to it ({@code started} grows with the id), so it costs the writer little, and it is what
+   * {@code count(*)} reads (SQLite counts on the smallest index; without one it reads the whole table:
+   * seconds for 10<sup>6</sup> flows) and the time sort looks up.
+   */
+  static final List<String> ALWAYS = List.of(INDEXES.get(6));
+
+  /** Numeric comparisons of a filter's SQL ({@code FilterSql}) an index can answer: {@code column op ?}. */
+  private static final java.util.regex.Pattern COMPARED =
+      java.util.regex.Pattern.compile("\\b(status|res_size|duration) (?:=|!=|<|<=|>|>=) \\?");
+
   private Schema() {}
 
   /**
-   * Creates the tables in an empty database and stamps it; in the caller's transaction. Without
-   * {@code indexes} the secondary indexes ({@link #INDEXES}) are left to be built later.
+   * The statements of {@link #INDEXES} a query with the condition {@code where} (a {@code FilterSql}
+   * condition) ordered by {@code sortColumn} (a {@code SortKey} column) could use. Only what SQLite
+   * can look up: numeric comparisons (status, size, duration) and a sort on an indexed column. The
+   * text atoms (host, method, types, protocols) compare without case, by {@code LIKE} or by a
+   * function, which no index on their column serves; their indexes serve the column sorts only.
+   */
+  static List<String> indexesFor(String where, String sortColumn) {
+    java.util.Set<String> columns = new java.util.LinkedHashSet<>();
+    java.util.regex.Matcher m = COMPARED.matcher(where);
+    while (m.find()) {
+      columns.add(m.group(1));
+    }
+    columns.add(sortColumn);
+    return INDEXES.stream().filter(sql -> columns.contains(indexedColumn(sql))).toList();
+  }
+
+  /** The column the index {@code sql} (one of {@link #INDEXES}) is on. */
+  static String indexedColumn(String sql) {
+    return sql.substring(sql.indexOf('(') + 1, sql.indexOf(')'));
+  }
+
+  /**
+   * Creates the tables in an empty database and stamps it; in the caller's transaction. Of the
+   * secondary indexes ({@link #INDEXES}) only {@code indexes} are made; the others are left to be built
+   * later.
    */
   static void create(Connection c, boolean indexes) throws SQLException {
+    create(c, indexes ? INDEXES : List.of());
+  }
+
+  /** {@link #create(Connection, boolean)} with the secondary indexes {@code indexes} only. */
+  static void create(Connection c, List<String> indexes) throws SQLException {
     try (Statement s = c.createStatement()) {
       for (String sql : CREATE) {
         s.execute(sql);
       }
-      if (indexes) {
-        for (String sql : INDEXES) {
-          s.execute(sql);
-        }
+      for (String sql : indexes) {
+        s.execute(sql);
       }
       s.execute("PRAGMA application_id = " + APPLICATION_ID);
       s.execute("PRAGMA user_version = " + VERSION);

@@ -1,5 +1,6 @@
 package dev.loupe.engine.internal.store;
 
+import dev.loupe.engine.api.session.Session.Indexing;
 import dev.loupe.engine.api.session.model.DiffOptions;
 import dev.loupe.engine.api.session.model.SessionException.Reason;
 import dev.loupe.engine.api.session.model.SessionException;
@@ -79,16 +80,26 @@ public final class SessionDb implements AutoCloseable {
    * dropped, so that each flow written costs less; {@link #buildIndex} builds them again.
    */
   public static SessionDb open(Path file, boolean readOnly, boolean deferIndexes) throws SessionException {
-    return open(file, readOnly, deferIndexes, Schema.VERSION, Schema.MIGRATIONS);
+    return open(file, readOnly, deferIndexes ? Indexing.DEFERRED : Indexing.LIVE, Schema.VERSION, Schema.MIGRATIONS);
+  }
+
+  /**
+   * {@link #open(Path, boolean)} for writing with the indexes kept as {@code indexing} says: {@code
+   * DEFERRED} as {@link #open(Path, boolean, boolean)} with {@code deferIndexes}; {@code ON_DEMAND}
+   * makes a new file with {@link Schema#ALWAYS} only and leaves an existing file's indexes as they
+   * are (the others are built by {@link #buildIndex} when a query first needs them).
+   */
+  public static SessionDb open(Path file, Indexing indexing) throws SessionException {
+    return open(file, false, indexing, Schema.VERSION, Schema.MIGRATIONS);
   }
 
   /** {@link #open(Path, boolean)} with the schema's version and migrations given (tests). */
   static SessionDb open(Path file, boolean readOnly, int currentVersion, List<Schema.Migration> migrations)
       throws SessionException {
-    return open(file, readOnly, false, currentVersion, migrations);
+    return open(file, readOnly, Indexing.LIVE, currentVersion, migrations);
   }
 
-  private static SessionDb open(Path file, boolean readOnly, boolean deferIndexes, int currentVersion,
+  private static SessionDb open(Path file, boolean readOnly, Indexing indexing, int currentVersion,
       List<Schema.Migration> migrations) throws SessionException {
     Path f = file.toAbsolutePath();
     boolean exists = Files.exists(f);
@@ -107,7 +118,7 @@ public final class SessionDb implements AutoCloseable {
     try {
       c = readOnly ? connect(f, true) : connect(f, false, true);
       if (!readOnly) {
-        prepareForWriting(c, f, deferIndexes);
+        prepareForWriting(c, f, indexing);
       }
       return new SessionDb(f, readOnly, c, lock);
     } catch (SQLException e) {
@@ -265,7 +276,7 @@ public final class SessionDb implements AutoCloseable {
     }
   }
 
-  private static void prepareForWriting(Connection c, Path f, boolean deferIndexes) throws SQLException {
+  private static void prepareForWriting(Connection c, Path f, Indexing indexing) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA journal_mode = WAL");
       s.execute("PRAGMA synchronous = NORMAL"); // WAL + NORMAL: a crash of Loupe loses nothing committed
@@ -275,7 +286,11 @@ public final class SessionDb implements AutoCloseable {
     }
     if (Schema.empty(c)) {
       c.setAutoCommit(false);
-      Schema.create(c, !deferIndexes);
+      Schema.create(c, switch (indexing) {
+        case LIVE -> Schema.INDEXES;
+        case ON_DEMAND -> Schema.ALWAYS;
+        case DEFERRED -> List.<String>of();
+      });
       try (PreparedStatement p = c.prepareStatement("INSERT INTO session_info(key, value) VALUES (?, ?)")) {
         p.setString(1, "created");
         p.setString(2, Instant.now().toString());
@@ -293,7 +308,7 @@ public final class SessionDb implements AutoCloseable {
         p.setString(1, FlowBuilder.INCOMPLETE);
         p.executeUpdate();
       }
-      if (deferIndexes) {
+      if (indexing == Indexing.DEFERRED) {
         Schema.dropIndexes(c);
       }
     }
@@ -344,6 +359,25 @@ public final class SessionDb implements AutoCloseable {
     } finally {
       returnReader(c);
     }
+  }
+
+  /**
+   * The statements of the secondary indexes ({@link Schema#INDEXES}) a query of {@code filter} sorted
+   * by {@code key} could use, whether or not the file has them.
+   */
+  public static List<String> indexesFor(dev.loupe.engine.filter.Filter filter,
+      dev.loupe.engine.api.session.model.SortKey key) {
+    return Schema.indexesFor(FilterSql.of(filter).where(), key.column());
+  }
+
+  /** The statements of every secondary index ({@link Schema#INDEXES}). */
+  public static List<String> allIndexes() {
+    return Schema.INDEXES;
+  }
+
+  /** The statements of the indexes an {@code ON_DEMAND} recording keeps from the start ({@link Schema#ALWAYS}). */
+  public static List<String> alwaysIndexes() {
+    return Schema.ALWAYS;
   }
 
   /**

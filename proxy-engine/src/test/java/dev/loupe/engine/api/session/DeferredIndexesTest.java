@@ -37,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * in the file while it records (checked in the file's own catalogue, not through the session), gives
  * the same filter and sort answers meanwhile, and has all of them once closed; a file left without
  * them (a recording stopped before it closed) opens read-only unchanged and scanning, and gets them
- * built in the background when opened for writing.
+ * built in the background when opened for writing. {@link Indexing#ON_DEMAND} (the window): a new
+ * file has the start-time index only; a filter or sort that could use another index gets it built
+ * (and answers the same before and after), one that could not builds nothing; closing builds none.
  */
 @Timeout(120)
 class DeferredIndexesTest {
@@ -187,5 +189,89 @@ class DeferredIndexesTest {
     try (Session s = Session.openReadOnly(copy, dir)) {
       answersAreRight(s);
     }
+  }
+
+  /** Waits until the file's catalogue lists exactly {@code expected}. */
+  private static void awaitIndexes(Path file, List<String> expected) {
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(indexes(file)).containsExactlyElementsOf(expected));
+  }
+
+  private static List<Long> ids(Session s, String filter, SortKey key) throws Exception {
+    List<Long> out = new ArrayList<>();
+    s.ids(Filter.parse(filter), key, true, out::add, () -> false);
+    return out;
+  }
+
+  @Test
+  void onDemandAFilterOrSortThatCanUseAnIndexGetsItBuiltAndAnswersTheSameBeforeAndAfter() throws Exception {
+    Path file = dir.resolve("o.loupe");
+    RecordingStore store = new RecordingStore();
+    try (Session s = Session.open(file, dir, Indexing.ON_DEMAND)) {
+      s.record(store, p -> { });
+      record(s, store, 400);
+      assertThat(indexes(file)).containsExactly("flow_started");
+      assertThat(s.count()).isEqualTo(400);
+
+      // text atoms compare without case or by LIKE: no index on their column serves them, none is built
+      assertThat(ids(s, "~m POST", SortKey.ID)).hasSize(100);
+      assertThat(ids(s, "~d host3 & ~t png", SortKey.ID)).isNotEmpty();
+      s.flush();
+      assertThat(indexes(file)).containsExactly("flow_started");
+
+      List<Long> scanned = ids(s, "status>=400", SortKey.ID); // answered by a scan, the index queued
+      awaitIndexes(file, List.of("flow_started", "flow_status"));
+      assertThat(scanned).isNotEmpty().containsExactlyElementsOf(ids(s, "status>=400", SortKey.ID));
+
+      List<Long> byHost = ids(s, "size>100", SortKey.HOST);
+      awaitIndexes(file, List.of("flow_host", "flow_res_size", "flow_started", "flow_status"));
+      assertThat(byHost).isNotEmpty().containsExactlyElementsOf(ids(s, "size>100", SortKey.HOST));
+
+      record(s, store, 200); // recorded into the indexes built on demand
+      answersAreRight(s); // its "duration>3ms" asks for one more
+      awaitIndexes(file, List.of("flow_duration", "flow_host", "flow_res_size", "flow_started", "flow_status"));
+      answersAreRight(s);
+      assertThat(s.indexed()).isFalse();
+    }
+    assertThat(indexes(file)).as("closing builds none")
+        .containsExactly("flow_duration", "flow_host", "flow_res_size", "flow_started", "flow_status");
+    try (Session s = Session.openReadOnly(file, dir)) {
+      assertThat(s.count()).isEqualTo(600);
+      answersAreRight(s);
+    }
+  }
+
+  @Test
+  void onDemandKeepsTheIndexesAFileHasAndBuildsTheStartTimeOneAFileLacks() throws Exception {
+    Path indexed = dir.resolve("all.loupe");
+    RecordingStore first = new RecordingStore();
+    try (Session s = Session.open(indexed, dir)) {
+      s.record(first, p -> { });
+      record(s, first, 100);
+    }
+    try (Session s = Session.open(indexed, dir, Indexing.ON_DEMAND)) {
+      RecordingStore more = new RecordingStore();
+      s.record(more, p -> { });
+      record(s, more, 100);
+      assertThat(indexes(indexed)).containsExactlyElementsOf(INDEXES);
+      assertThat(s.indexed()).isTrue();
+      answersAreRight(s);
+    }
+
+    recorded.clear();
+    Path bare = dir.resolve("bare.loupe");
+    RecordingStore store = new RecordingStore();
+    try (Session s = Session.open(bare, dir, Indexing.DEFERRED)) {
+      s.record(store, p -> { });
+      record(s, store, 100);
+      Files.copy(bare, dir.resolve("left.loupe"));
+      Files.copy(bare.resolveSibling("bare.loupe-wal"), dir.resolve("left.loupe-wal"));
+    }
+    Path left = dir.resolve("left.loupe");
+    assertThat(indexes(left)).isEmpty();
+    try (Session s = Session.open(left, dir, Indexing.ON_DEMAND)) {
+      awaitIndexes(left, List.of("flow_started"));
+      assertThat(s.count()).isEqualTo(100);
+    }
+    assertThat(indexes(left)).containsExactly("flow_started");
   }
 }
