@@ -58,7 +58,10 @@ public final class SessionWindowBenchmark {
     started.await();
 
     RecordingStore store = new RecordingStore(); // what the window records with (LoupeCommand: the UI keeps every flow)
-    SessionFile session = SessionFile.open(file, dir); // the engine's own: its writer statistics
+    // the engine's own (its writer statistics), indexed as the window's SessionManager opens it (ON_DEMAND);
+    // -Dloupe.bench.indexing=LIVE as the window did before 2026-12-03 evening
+    SessionFile session = SessionFile.open(file, dir,
+        dev.loupe.engine.api.session.Session.Indexing.valueOf(System.getProperty("loupe.bench.indexing", "ON_DEMAND")));
     session.record(store, p -> System.out.println("PROBLEM: " + p));
     CompletableFuture<Object[]> ui = new CompletableFuture<>();
     Platform.runLater(() -> {
