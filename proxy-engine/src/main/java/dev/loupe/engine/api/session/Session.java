@@ -93,13 +93,14 @@ public interface Session extends AutoCloseable {
      */
     DEFERRED,
     /**
-     * Built when first needed (the window): a new file gets the index on the start time only, which
-     * new rows append to and counting reads; every other index is built, on the writer thread between
-     * recording batches, the first time a filter or a column sort could use it ({@link #ids}), and
-     * kept up to date from then on. That query and those until the index is there scan, with the same
-     * answers. The writer costs about what {@link #DEFERRED} costs until the user sorts or filters
-     * (docs/PERFORMANCE.md, "The window's writer and GC"). Indexes a file already has are kept;
-     * closing builds none (a file without some is whole: see {@link #indexed()}).
+     * Built when first needed (the window): a new file gets the indexes on the start time (new rows
+     * append to it; counting reads it) and on the status (few values; the most common head filter)
+     * only; every other index is built, on the writer thread between recording batches, the first time
+     * a filter or a column sort could use it ({@link #ids}), and kept up to date from then on. That
+     * query and those until the index is there scan, with the same answers. Until the user sorts or
+     * filters on those columns the writer costs about what {@link #DEFERRED} costs (docs/PERFORMANCE.md,
+     * "The window's writer and GC"). Indexes a file already has are kept; closing builds none (a file
+     * without some is whole: see {@link #indexed()}).
      */
     ON_DEMAND
   }

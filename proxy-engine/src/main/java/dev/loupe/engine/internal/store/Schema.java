@@ -102,12 +102,16 @@ final class Schema {
       "CREATE INDEX IF NOT EXISTS flow_client_proto ON flow(client_proto)");
 
   /**
-   * The index a recording that builds indexes on demand (the window) keeps from the start: new rows
-   * append to it ({@code started} grows with the id), so it costs the writer little, and it is what
-   * {@code count(*)} reads (SQLite counts on the smallest index; without one it reads the whole table:
-   * seconds for 10<sup>6</sup> flows) and the time sort looks up.
+   * The indexes a recording that builds the others on demand (the window) keeps from the start. On
+   * {@code started}: new rows append to it ({@code started} grows with the id), and it is what {@code
+   * count(*)} reads (SQLite counts on the smallest index; without one it reads the whole table:
+   * seconds for 10<sup>6</sup> flows) and the time sort looks up. On {@code status}: a handful of
+   * values, each new row appended at the end of its value's run (about 1 µs a flow in
+   * {@code bench/session-writer.sh}), and the column of the most common head filter ({@code
+   * status>=400}), whose first page over 10<sup>6</sup> flows took 1.2 s by a scan on a loaded box
+   * against 0.3 s with it (docs/PERFORMANCE.md, "The window's writer and GC").
    */
-  static final List<String> ALWAYS = List.of(INDEXES.get(6));
+  static final List<String> ALWAYS = List.of(INDEXES.get(2), INDEXES.get(6));
 
   /** Numeric comparisons of a filter's SQL ({@code FilterSql}) an index can answer: {@code column op ?}. */
   private static final java.util.regex.Pattern COMPARED =
