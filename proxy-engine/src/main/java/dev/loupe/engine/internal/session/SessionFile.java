@@ -322,22 +322,29 @@ public final class SessionFile implements Session {
    */
   private void indexOnDemand(Filter filter, SortKey key) {
     for (String sql : SessionDb.indexesFor(filter, key)) {
-      if (!requested.add(sql)) {
+      if (closing || !requested.add(sql)) {
         continue;
       }
-      writerThread.execute(() -> {
-        if (closing) {
-          return; // closing builds none: the file is whole without it, and the next open asks again
-        }
-        try {
-          long t0 = System.nanoTime();
-          files.buildIndex(sql);
-          LOG.fine(() -> String.format("%s: %s in %.1f s", file(), sql, (System.nanoTime() - t0) / 1e9));
-        } catch (SQLException e) {
-          requested.remove(sql); // filters scan meanwhile; the next query asks again
-          LOG.log(Level.WARNING, "cannot build an index of " + file() + " (" + sql + ")", e);
-        }
-      });
+      try {
+        writerThread.execute(() -> buildOnDemand(sql));
+      } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
+        return; // the session closed while this query started: it answers (or fails) as any read then does
+      }
+    }
+  }
+
+  /** Writer thread: builds {@code sql}'s index unless the session is closing. */
+  private void buildOnDemand(String sql) {
+    if (closing) {
+      return; // closing builds none: the file is whole without it, and the next open asks again
+    }
+    try {
+      long t0 = System.nanoTime();
+      files.buildIndex(sql);
+      LOG.fine(() -> String.format("%s: %s in %.1f s", file(), sql, (System.nanoTime() - t0) / 1e9));
+    } catch (SQLException e) {
+      requested.remove(sql); // filters scan meanwhile; the next query asks again
+      LOG.log(Level.WARNING, "cannot build an index of " + file() + " (" + sql + ")", e);
     }
   }
 
