@@ -293,9 +293,8 @@ public final class Exchange {
     flow.timings().responseStart(clock.getAsLong());
     responseState = ResponseState.STREAMING;
     upstreamKeepAlive = keepsAlive(e.head());
-    List<String> altSvc = e.head().headers().getAll("alt-svc");
-    if (!altSvc.isEmpty()) {
-      out.add(new AdvertiseAltSvc(altSvc, e.head().headers().get("age")));
+    if (e.head().headers().contains("alt-svc")) { // getAll makes a list even when there is none
+      out.add(new AdvertiseAltSvc(e.head().headers().getAll("alt-svc"), e.head().headers().get("age")));
     }
     out.add(new SendResponseHead(e.head()));
     store.updated(flow);
