@@ -106,8 +106,8 @@ def wait_port(port, proc, timeout=60):
 
 
 class LoadGen:
-    def __init__(self, jar, log):
-        self.p = subprocess.Popen(["nice", "-n", "19", "java", "-jar", str(jar), "--serve"], stdin=subprocess.PIPE,
+    def __init__(self, jar, log, jopts=""):
+        self.p = subprocess.Popen(["nice", "-n", "19", "java"] + jopts.split() + ["-jar", str(jar), "--serve"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1,
                                   start_new_session=True)
 
@@ -143,6 +143,7 @@ def main():
     ap.add_argument("--lines", action="store_true", help="B runs print the per-flow line (no -q)")
     ap.add_argument("--jfr", default=None)
     ap.add_argument("--loadgen", default=str(HERE / "target/loadgen.jar"))
+    ap.add_argument("--gen-jopts", default="", help="LoadGen's JVM options (e.g. a JFR recording of the generator)")
     a = ap.parse_args()
     modes = a.modes.split(",")
     w = Path(tempfile.mkdtemp(prefix="loupe-cprm."))
@@ -162,6 +163,7 @@ def main():
         time.sleep(0.5)
         shutil.rmtree(w, ignore_errors=True)
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))  # runs the cleanup below
     try:
         sh = lambda *c: subprocess.run(c, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         sh("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -183,7 +185,7 @@ http {{ access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
 """)
         subprocess.run(["nginx", "-c", str(w / "nginx.conf")], check=True)
         origin = o1  # h1 only: Loupe's --upstream-protocol h1 either way
-        gen = LoadGen(a.loadgen, open(w / "loadgen.log", "ab"))
+        gen = LoadGen(a.loadgen, open(w / "loadgen.log", "ab"), a.gen_jopts)
         procs.append(gen.p)
         print("# load1 %.1f, jar %s%s, client %s, c=%d, warm %gs, measured %gs, JVM %s" % (
             os.getloadavg()[0], a.jar, (", jar-b " + a.jar_b) if a.jar_b else "", a.client, a.conc, a.warm,
