@@ -23,8 +23,9 @@ arms, instead of LoadGen; the warm-up is LoadGen's either way). Prints µs of CP
 CPU per request over the same window, and Loupe's voluntary and involuntary context switches per
 request (/proc/PID/task/*/status: voluntary ones are wake-ups, fewer means more batching;
 involuntary ones are the box's load taking the CPU away).
---jfr DIR: also records a JFR (ExecutionSample every 10 ms, -XX:+DebugNonSafepoints) of the
-measured window of each run into DIR (the CPU figure then includes JFR's own cost).
+--jfr DIR: also records a JFR (settings=profile, -XX:+DebugNonSafepoints) of each run from launch
+into DIR and prints the measured window's start and end (local time) to filter its samples on; the
+CPU figure then includes JFR's own cost.
 """
 import argparse
 import collections
@@ -140,7 +141,8 @@ def main():
     ap.add_argument("--jopts", default="-Xms1g -Xmx1g")
     ap.add_argument("--args", default="", help="extra Loupe options (every run)")
     ap.add_argument("--args-b", default="", help="extra Loupe options of the --jar-b runs")
-    ap.add_argument("--lines", action="store_true", help="B runs print the per-flow line (no -q)")
+    ap.add_argument("--lines", nargs="?", const="B", default="",
+                    help="B runs (--lines AB: all runs) print the per-flow line (no -q), into a file")
     ap.add_argument("--jfr", default=None)
     ap.add_argument("--loadgen", default=str(HERE / "target/loadgen.jar"))
     ap.add_argument("--gen-jopts", default="", help="LoadGen's JVM options (e.g. a JFR recording of the generator)")
@@ -210,14 +212,17 @@ http {{ access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
             port = free_port()
             argv = ["nice", "-n", "19", "java"] + a.jopts.split()
             if a.jfr:
-                argv += ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"]
+                # recording from launch: a JFR.start mid-run recompiled the relay (C1 and C2 busy for
+                # the whole window); the dump holds the warm-up too, the window is printed to filter on
+                argv += ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints",
+                         "-XX:StartFlightRecording=name=m,settings=profile"]
             argv += ["-jar", jar, "--headless", "-q", "--listen", "127.0.0.1:%d" % port,
                      "--confdir", str(w / ("conf-%d" % n)), "--trust-ca", str(w / "ca.pem"),
                      "--upstream-protocol", "h1"]
             if mode.startswith("reverse"):
                 argv += ["--mode", "reverse:https://127.0.0.1:%d" % origin]
             argv += extra.split()
-            if tag == "B" and a.lines:
+            if tag in a.lines:
                 argv.remove("-q")
             log = open(w / ("loupe-%d.log" % n), "ab")
             p = subprocess.Popen(argv, stdout=log, stderr=log, start_new_session=True)
@@ -246,9 +251,8 @@ http {{ access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
             t0 = time.time()
             time.sleep(2)
             if a.jfr:
-                jfr = Path(a.jfr) / ("%s-%s-%d.jfr" % (tag, mode, n))
-                subprocess.run(["jcmd", str(p.pid), "JFR.start", "name=m", "settings=profile",
-                                "filename=%s" % jfr], stdout=subprocess.DEVNULL)
+                jfr = Path(a.jfr) / ("%s-%s-%s-%d.jfr" % (tag, a.client, mode, n))
+                window = [time.strftime("%H:%M:%S")]
             b = threads(p.pid)
             sb = switches(p.pid)
             gb = proc_ticks(genpid)
@@ -257,7 +261,10 @@ http {{ access_log off; keepalive_requests 100000000; keepalive_timeout 300s;
             se = switches(p.pid)
             ge = proc_ticks(genpid)
             if a.jfr:
-                subprocess.run(["jcmd", str(p.pid), "JFR.stop", "name=m"], stdout=subprocess.DEVNULL)
+                window.append(time.strftime("%H:%M:%S"))
+                subprocess.run(["jcmd", str(p.pid), "JFR.dump", "name=m", "filename=%s" % jfr],
+                               stdout=subprocess.DEVNULL)
+                jfr = "%s (measured %s-%s local time)" % (jfr, window[0], window[1])
             if h2:
                 out = h2.communicate(timeout=a.dur + 60)[0]
                 m = re.search(r"requests: (\d+) total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed", out)
