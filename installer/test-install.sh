@@ -80,6 +80,19 @@ say "app image"
 check "bin/Loupe --version" sh -c "'$IMAGE/bin/Loupe' --version | grep -q '^Loupe '"
 check "JavaFX natives are the runtime's libraries" test -f "$IMAGE/lib/runtime/lib/libglassgtk3.so"
 check "no other platform's natives in lib/app" sh -c "! ls '$IMAGE/lib/app' | grep -E 'osx|windows|aarch'"
+# signed jars (Bouncy Castle's) are packaged without signature files and without their manifests' per-entry
+# digests, which the JVM would keep parsed in the heap (PlatformJars.filteredCopy; docs/PERFORMANCE.md)
+check "no signature files or per-entry digests in lib/app's jars" python3 -c '
+import sys, zipfile, re
+bad = []
+for j in sys.argv[1:]:
+    with zipfile.ZipFile(j) as z:
+        names = z.namelist()
+        bad += [j + "!" + n for n in names if re.fullmatch(r"META-INF/[^/]+\.(SF|RSA|DSA|EC)", n, re.I)]
+        if "META-INF/MANIFEST.MF" in names and re.search(rb"(?im)^[A-Za-z0-9-]+-Digest:", z.read("META-INF/MANIFEST.MF")):
+            bad.append(j + ": per-entry digests")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)' "$IMAGE"/lib/app/*.jar
 check "no JDK tools but java in the runtime" sh -c "[ \"\$(ls '$IMAGE/lib/runtime/bin')\" = java ]"
 # A runtime of JDK 25+ carries an ahead-of-time cache made at build time; an older one a class list for a
 # CDS archive made at install time (Build, AotTraining, loupe-cds.sh).

@@ -118,7 +118,8 @@ public final class PlatformJars {
   }
 
   /**
-   * Copies dependency {@code jar} to {@code out} without other platforms' natives and signature files.
+   * Copies dependency {@code jar} to {@code out} without other platforms' natives, signature files and
+   * the manifest's per-entry digests ({@link #withoutDigests}).
    *
    * @return false (and writes nothing) when nothing but the manifest and directories would remain
    */
@@ -134,14 +135,15 @@ public final class PlatformJars {
           dropped = true;
         }
       }
-      if (!dropped) {
+      Manifest original = in.getManifest();
+      Manifest manifest = original == null ? null : withoutDigests(original);
+      if (!dropped && (manifest == null || manifest.equals(original))) {
         Files.copy(jar, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return true;
       }
       if (keep.stream().allMatch(e -> e.isDirectory() || e.getName().startsWith("META-INF/"))) {
         return false;
       }
-      Manifest manifest = in.getManifest();
       try (OutputStream os = Files.newOutputStream(out);
           JarOutputStream o = manifest == null ? new JarOutputStream(os) : new JarOutputStream(os, manifest)) {
         Set<String> written = new HashSet<>(Set.of(JarFile.MANIFEST_NAME, "META-INF/"));
@@ -151,6 +153,35 @@ public final class PlatformJars {
       }
       return true;
     }
+  }
+
+  /**
+   * {@code manifest} without the per-entry digests a signed jar's manifest carries ({@code Name:} sections
+   * with {@code SHA-256-Digest} and the like), and without the sections that held nothing else; the main
+   * attributes ({@code Multi-Release}, {@code Automatic-Module-Name}, versions) and any other per-entry
+   * attribute stay. The packaged jars lose their signature files ({@link NativeRules}), so the digests
+   * verify nothing; but the JVM keeps every class path jar's manifest parsed in the heap for as long as it
+   * runs (the class-data archive's protection domains), and Bouncy Castle's three jars hold a digest per
+   * class: ~7,700 sections, 1.1 MB of text, several MiB of {@code Attributes} (docs/PERFORMANCE.md, "The
+   * window's idle RSS, fourth pass").
+   *
+   * @return a new manifest; equal to {@code manifest} when it had no digests
+   */
+  public static Manifest withoutDigests(Manifest manifest) {
+    Manifest out = new Manifest();
+    out.getMainAttributes().putAll(manifest.getMainAttributes());
+    manifest.getEntries().forEach((name, attributes) -> {
+      Attributes kept = new Attributes();
+      attributes.forEach((key, value) -> {
+        if (!key.toString().toLowerCase(java.util.Locale.ROOT).endsWith("-digest")) {
+          kept.put(key, value);
+        }
+      });
+      if (!kept.isEmpty()) {
+        out.getEntries().put(name, kept);
+      }
+    });
+    return out;
   }
 
   private static List<JarEntry> list(JarFile j) {
