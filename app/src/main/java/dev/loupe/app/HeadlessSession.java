@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.ZoneId;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -63,7 +64,9 @@ final class HeadlessSession {
   synchronized void printFlowLines() {
     if (out != null && printer == null) {
       lines = new LinePrinter(out, LINE_QUEUE, "loupe-flow-lines");
-      printer = store.subscribe(this::print);
+      // COMPLETED only: a flow's ADDED and UPDATED events are then not queued at all (three of its
+      // four events, each a queue node and atomics on the event loop that finished the flow).
+      printer = store.subscribe(this::print, 10_000, EnumSet.of(FlowEvent.Type.COMPLETED));
     }
   }
 

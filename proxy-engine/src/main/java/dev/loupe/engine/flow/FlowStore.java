@@ -94,6 +94,17 @@ public interface FlowStore {
   /** Subscribes with a queue that holds at most {@code capacity} updates before dropping them. */
   Subscription subscribe(FlowListener listener, int capacity);
 
+  /**
+   * Like {@link #subscribe(FlowListener, int)}, delivering only events of {@code types}: the others
+   * are not queued at all, so a listener that acts on some types only (the headless per-flow line:
+   * {@code COMPLETED}; plugin observers: {@code ADDED} and {@code COMPLETED}) costs the engine's
+   * event loops nothing for the rest. This default delivers every type (the listener must still
+   * ignore the others); the engine's recorder filters before queueing.
+   */
+  default Subscription subscribe(FlowListener listener, int capacity, java.util.Set<FlowEvent.Type> types) {
+    return subscribe(listener, capacity);
+  }
+
   /** A listener's queue and delivery thread. */
   interface Subscription extends AutoCloseable {
     /** UPDATED events dropped because the queue was full. */

@@ -118,26 +118,52 @@ public final class Exchange {
   }
 
   /**
-   * A list {@link #on} returned and its caller gave back once it had carried the commands out
-   * ({@link #recycle}): the next event's commands go into it instead of a new list.
+   * Lists {@link #on} returned and its caller gave back once it had carried the commands out
+   * ({@link #recycle}): the next events' commands go into them instead of new lists. Two, since an
+   * event often arrives while the commands of another are carried out (a pooled origin connection
+   * is ready at once).
    */
   private ArrayList<ExchangeCommand> spare;
+  private ArrayList<ExchangeCommand> spare2;
 
   /**
    * Gives back a list {@link #on} returned, once every command in it has been carried out: the
    * exchange reuses it for a later event. Optional; the caller must not touch the list afterwards.
    */
   public void recycle(List<ExchangeCommand> commands) {
-    if (spare == null && commands instanceof ArrayList<ExchangeCommand> list) {
-      list.clear();
-      spare = list;
+    if (commands instanceof ArrayList<ExchangeCommand> list && list != spare && list != spare2) {
+      if (spare == null) {
+        list.clear();
+        spare = list;
+      } else if (spare2 == null) {
+        list.clear();
+        spare2 = list;
+      }
     }
+  }
+
+  /**
+   * Takes back a spare list (empty), or null: a leg hands it to its next exchange ({@link
+   * #recycle}) when this one is over, so that a keep-alive connection's exchanges reuse two lists.
+   */
+  public List<ExchangeCommand> takeSpare() {
+    ArrayList<ExchangeCommand> out = spare;
+    if (out != null) {
+      spare = null;
+    } else {
+      out = spare2;
+      spare2 = null;
+    }
+    return out;
   }
 
   public List<ExchangeCommand> on(ExchangeEvent event) {
     ArrayList<ExchangeCommand> out = spare;
     if (out != null) {
-      spare = null; // an event that arrives while these commands are carried out gets a new list
+      spare = null; // an event that arrives while these commands are carried out gets the other
+    } else if (spare2 != null) {
+      out = spare2;
+      spare2 = null;
     } else {
       out = new ArrayList<>(4);
     }
@@ -293,9 +319,8 @@ public final class Exchange {
     flow.timings().responseStart(clock.getAsLong());
     responseState = ResponseState.STREAMING;
     upstreamKeepAlive = keepsAlive(e.head());
-    List<String> altSvc = e.head().headers().getAll("alt-svc");
-    if (!altSvc.isEmpty()) {
-      out.add(new AdvertiseAltSvc(altSvc, e.head().headers().get("age")));
+    if (e.head().headers().contains("alt-svc")) { // getAll makes a list even when there is none
+      out.add(new AdvertiseAltSvc(e.head().headers().getAll("alt-svc"), e.head().headers().get("age")));
     }
     out.add(new SendResponseHead(e.head()));
     store.updated(flow);

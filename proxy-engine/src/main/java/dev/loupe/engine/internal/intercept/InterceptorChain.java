@@ -37,8 +37,9 @@ final class InterceptorChain {
   /** Whether any step may change {@code flow} (its request head is known): the full tier's test. */
   boolean couldChange(Flow flow) {
     if (service.rules().active()) {
-      for (RuleInterceptor r : ruleSteps()) {
-        if (r.couldChange(flow)) {
+      List<RuleInterceptor> steps = ruleSteps();
+      for (int i = 0, n = steps.size(); i < n; i++) { // by index: no iterator per exchange
+        if (steps.get(i).couldChange(flow)) {
           return true;
         }
       }

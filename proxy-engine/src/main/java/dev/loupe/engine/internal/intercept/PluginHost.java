@@ -4,7 +4,6 @@ import dev.loupe.engine.api.plugin.Plugins;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowEvent;
 import dev.loupe.engine.flow.FlowStore;
-import dev.loupe.engine.internal.record.RecordingStore;
 import dev.loupe.spi.ContentView;
 import dev.loupe.spi.Plugin;
 import java.nio.file.Path;
@@ -183,9 +182,8 @@ public final class PluginHost implements Plugins, AutoCloseable {
       return;
     }
     // The observers act on a flow's first and last events only: updates are not even queued.
-    observing = observed instanceof RecordingStore recording
-        ? recording.subscribe(observers::onFlowEvent, 10_000, EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED))
-        : observed.subscribe(observers::onFlowEvent);
+    observing = observed.subscribe(observers::onFlowEvent, 10_000,
+        EnumSet.of(FlowEvent.Type.ADDED, FlowEvent.Type.COMPLETED));
   }
 
   /** Unloads every plugin ({@code done}, waiting up to the hook timeout in all for them). */

@@ -41,8 +41,13 @@ public final class RecordedBody implements Body {
    * The in-memory part, in chunks of growing size up to {@value #MAX_CHUNK} bytes: appending never
    * copies what is already kept (a doubling array copies every body about twice) and no chunk is
    * large enough to be a G1 humongous object (half a region, 512 KiB at the smallest region size).
+   * The first chunk is exactly the first append's length (a body read at once, the common small
+   * one, keeps no spare bytes), the next ones at least {@value #MIN_CHUNK} and double. {@link
+   * #first} holds the first chunk and {@link #rest} the others, made on the second: a body without
+   * bytes (most requests) or of one chunk has no list.
    */
-  private final java.util.ArrayList<byte[]> chunks = new java.util.ArrayList<>(4);
+  private byte[] first;
+  private java.util.ArrayList<byte[]> rest;
   private static final int MIN_CHUNK = 256;
   private static final int MAX_CHUNK = ChunkPool.CHUNK;
   /** Bytes used in the last chunk. */
@@ -132,13 +137,13 @@ public final class RecordedBody implements Body {
   private <T> void keep(T src, int index, int n, Bytes<T> bytes) {
     int left = n;
     while (left > 0) {
-      byte[] last = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
+      byte[] last = first == null ? null : chunk(chunkCount() - 1);
       if (last == null || lastUsed == last.length) {
-        int previous = last == null ? 0 : last.length;
-        int size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.max(left, previous * 2)));
+        int size = last == null ? Math.min(MAX_CHUNK, left)
+            : Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.max(left, last.length * 2)));
         size = (int) Math.min(size, Math.max(left, (long) policy.memoryCap() - allocated));
         last = size == MAX_CHUNK ? ChunkPool.SHARED.take() : new byte[size];
-        chunks.add(last);
+        addChunk(last);
         allocated += size;
         lastUsed = 0;
       }
@@ -151,9 +156,33 @@ public final class RecordedBody implements Body {
     }
   }
 
+  private int chunkCount() {
+    return first == null ? 0 : rest == null ? 1 : 1 + rest.size();
+  }
+
+  private byte[] chunk(int i) {
+    return i == 0 ? first : rest.get(i - 1);
+  }
+
+  private void addChunk(byte[] c) {
+    if (first == null) {
+      first = c;
+    } else {
+      if (rest == null) {
+        rest = new java.util.ArrayList<>(4);
+      }
+      rest.add(c);
+    }
+  }
+
+  private void clearChunks() {
+    first = null;
+    rest = null;
+  }
+
   /** The used length of chunk {@code i}. */
   private int chunkLength(int i) {
-    return i == chunks.size() - 1 ? lastUsed : chunks.get(i).length;
+    return i == chunkCount() - 1 ? lastUsed : chunk(i).length;
   }
 
   private void writeSpill(ByteBuffer in) {
@@ -245,9 +274,9 @@ public final class RecordedBody implements Body {
       }
       byte[] out = new byte[(int) total];
       int at = 0;
-      for (int i = 0; i < chunks.size(); i++) {
+      for (int i = 0; i < chunkCount(); i++) {
         int len = chunkLength(i);
-        System.arraycopy(chunks.get(i), 0, out, at, len);
+        System.arraycopy(chunk(i), 0, out, at, len);
         at += len;
       }
       if (spilledLength > 0) {
@@ -273,9 +302,9 @@ public final class RecordedBody implements Body {
   @Override
   public InputStream openStream() throws IOException {
     synchronized (lock) {
-      java.util.List<InputStream> parts = new java.util.ArrayList<>(chunks.size());
-      for (int i = 0; i < chunks.size(); i++) {
-        parts.add(new ByteArrayInputStream(chunks.get(i), 0, chunkLength(i)));
+      java.util.List<InputStream> parts = new java.util.ArrayList<>(chunkCount());
+      for (int i = 0; i < chunkCount(); i++) {
+        parts.add(new ByteArrayInputStream(chunk(i), 0, chunkLength(i)));
       }
       InputStream head = parts.size() == 1 ? parts.get(0)
           : new SequenceInputStream(java.util.Collections.enumeration(parts));
@@ -332,8 +361,8 @@ public final class RecordedBody implements Body {
         file = Files.createTempFile(policy.spillDir(), "loupe-body-", ".bin");
         file.toFile().deleteOnExit();
         ch = FileChannel.open(file, StandardOpenOption.WRITE);
-        for (int i = 0; i < chunks.size(); i++) {
-          ByteBuffer head = ByteBuffer.wrap(chunks.get(i), 0, chunkLength(i));
+        for (int i = 0; i < chunkCount(); i++) {
+          ByteBuffer head = ByteBuffer.wrap(chunk(i), 0, chunkLength(i));
           while (head.hasRemaining()) {
             ch.write(head);
           }
@@ -359,8 +388,7 @@ public final class RecordedBody implements Body {
         long freed = allocated;
         spilledLength += memoryLength;
         memoryLength = 0;
-        chunks.clear();
-        chunks.trimToSize();
+        clearChunks();
         allocated = 0;
         lastUsed = 0;
         spillFile = file;
@@ -398,10 +426,10 @@ public final class RecordedBody implements Body {
   public void discard() {
     synchronized (lock) {
       release();
-      for (int i = 0; i < chunks.size(); i++) {
-        ChunkPool.SHARED.give(chunks.get(i));
+      for (int i = 0; i < chunkCount(); i++) {
+        ChunkPool.SHARED.give(chunk(i));
       }
-      chunks.clear();
+      clearChunks();
       allocated = 0;
       lastUsed = 0;
       memoryLength = 0;

@@ -281,6 +281,7 @@ public final class RecordingStore implements FlowStore {
    * are not queued at all, so a listener that ignores updates (the plugins' observers) costs the
    * event loops nothing for them.
    */
+  @Override
   public Subscription subscribe(FlowListener listener, int capacity, Set<FlowEvent.Type> types) {
     Listening s = new Listening(listener, capacity, EnumSet.copyOf(types));
     subscriptions.add(s);

@@ -54,6 +54,9 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private Exchange exchange;
   private ServerLeg serverLeg;
   private FullTierDriver fullTier;
+  /** Command lists of the last exchange, for the next one (no new lists per keep-alive exchange). */
+  private List<ExchangeCommand> carried1;
+  private List<ExchangeCommand> carried2;
 
   ClientLeg(EngineContext engine, ClientSide side) {
     this.engine = engine;
@@ -157,6 +160,14 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
     RecordedFlow flow = codec.newFlow(engine.store().nextId(), engine.config().capture());
     flow.timings().requestStart(now);
     exchange = new Exchange(flow, engine.store(), System::nanoTime);
+    if (carried1 != null) { // the lists of the previous exchange on this connection
+      exchange.recycle(carried1);
+      carried1 = null;
+    }
+    if (carried2 != null) {
+      exchange.recycle(carried2);
+      carried2 = null;
+    }
     if (!req.webSocket()) {
       flow.request(head);
       fullTier = FullTierDriver.begin(this, codec, errors, exchange, engine, ctx.executor(), req.expectsContinue());
@@ -172,7 +183,25 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private void run(Exchange ex, ExchangeEvent e) {
     List<ExchangeCommand> commands = ex.on(e);
     execute(commands);
-    ex.recycle(commands);
+    if (ex == exchange) {
+      ex.recycle(commands);
+    } else {
+      carry(commands); // the exchange ended while they were carried out: the next one takes them
+    }
+  }
+
+  /** Keeps an exchange's command list (carried out) for the leg's next exchange, two at most. */
+  private void carry(List<ExchangeCommand> commands) {
+    if (!(commands instanceof java.util.ArrayList)) {
+      return; // null, or not a list an exchange made
+    }
+    if (carried1 == null) {
+      commands.clear();
+      carried1 = commands;
+    } else if (carried2 == null && commands != carried1) {
+      commands.clear();
+      carried2 = commands;
+    }
   }
 
   void execute(List<ExchangeCommand> commands) {
@@ -267,6 +296,10 @@ final class ClientLeg extends ChannelInboundHandlerAdapter implements ServerLeg.
   private void finished() {
     endFullTier();
     ChannelFuture last = codec.finish();
+    if (exchange != null) {
+      carry(exchange.takeSpare());
+      carry(exchange.takeSpare());
+    }
     exchange = null;
     if (closing || !codec.goesOn()) {
       stopReading();

@@ -4,10 +4,10 @@ import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.Flow;
 import dev.loupe.engine.flow.FlowError;
 import dev.loupe.engine.internal.protocol.http1.CompactHttpHeaders;
+import dev.loupe.engine.internal.protocol.http1.OriginCodec;
 import dev.loupe.engine.internal.record.RecordedFlow;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.quic.QuicStreamChannel;
@@ -461,13 +461,13 @@ public final class UpstreamConnector {
     return promise;
   }
 
-  private HttpClientCodec codec() {
-    return new HttpClientCodec(new HttpDecoderConfig()
+  private OriginCodec codec() {
+    return new OriginCodec(new HttpDecoderConfig()
         .setMaxInitialLineLength(maxInitialLine)
         .setMaxHeaderSize(maxHeaderSize)
         .setMaxChunkSize(maxChunkSize)
         .setHeadersFactory(CompactHttpHeaders.HEADERS)
-        .setTrailersFactory(CompactHttpHeaders.TRAILERS), false, false);
+        .setTrailersFactory(CompactHttpHeaders.TRAILERS));
   }
 
   // ---- metrics and shutdown ------------------------------------------------------------------

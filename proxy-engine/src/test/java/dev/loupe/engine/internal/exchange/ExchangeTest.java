@@ -66,14 +66,29 @@ class ExchangeTest {
     assertThat(nested).isNotSameAs(first).isEmpty();
     assertThat(first).containsExactly(new OpenUpstream("https", "example.test", 443));
     exchange.recycle(nested);
-    exchange.recycle(first); // one spare at most: this one is dropped
+    exchange.recycle(first); // two spares at most: this is the second
+    exchange.recycle(first); // the same list twice is kept once
     List<ExchangeCommand> next = on(new UpstreamReady(SERVER, "HTTP/1.1"));
     assertThat(next).isSameAs(nested).containsExactly(new SendRequestHead(GET), new SendRequestEnd(Headers.EMPTY));
     exchange.recycle(next);
     assertThat(next).isEmpty();
     List<ExchangeCommand> head = on(new ResponseHeadersReceived(OK));
     assertThat(head).isSameAs(next).containsExactly(new SendResponseHead(OK));
-    assertThat(on(new ResponseDataReceived(new Object(), 2))).isNotSameAs(head);
+    Object payload = new Object();
+    List<ExchangeCommand> data = on(new ResponseDataReceived(payload, 2));
+    assertThat(data).isSameAs(first).containsExactly(new SendResponseData(payload));
+    assertThat(on(new ResponseDataReceived(payload, 2))).isNotSameAs(head).isNotSameAs(first);
+
+    // A leg takes the spares back for its next exchange: empty lists, each once, then null.
+    exchange.recycle(head);
+    exchange.recycle(data);
+    exchange.recycle(new java.util.ArrayList<>(List.of(new Finished()))); // a third is dropped
+    List<ExchangeCommand> a = exchange.takeSpare();
+    List<ExchangeCommand> b = exchange.takeSpare();
+    assertThat(a == head && b == data || a == data && b == head).as("the two spares, by identity").isTrue();
+    assertThat(a).isEmpty();
+    assertThat(b).isEmpty();
+    assertThat(exchange.takeSpare()).isNull();
   }
 
   @Test

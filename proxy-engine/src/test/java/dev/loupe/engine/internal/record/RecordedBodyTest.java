@@ -298,4 +298,35 @@ class RecordedBodyTest {
     assertThat(body.memoryFootprint()).isZero();
     assertThat(body.bytes()).isEqualTo(all);
   }
+
+  /** A body read at once keeps exactly its bytes; one that grows goes on in chunks, every byte in order. */
+  @Test
+  void aBodyReadAtOnceKeepsNoSpareBytes() throws IOException {
+    for (int n : new int[] {1, 13, 255, 256, 257, 4000}) {
+      RecordedBody body = new RecordedBody(new CapturePolicy(1 << 20, true, spillDir));
+      byte[] data = bytes(n, n);
+      body.append(ByteBuffer.wrap(data));
+      body.complete();
+      assertThat(body.memoryFootprint()).isEqualTo(n);
+      assertThat(body.bytes()).isEqualTo(data);
+      assertThat(readAll(body)).isEqualTo(data);
+    }
+    RecordedBody empty = new RecordedBody(new CapturePolicy(1 << 20, true, spillDir));
+    empty.complete();
+    assertThat(empty.bytes()).isEmpty();
+    assertThat(readAll(empty)).isEmpty();
+    assertThat(empty.memoryFootprint()).isZero();
+    for (int piece : new int[] {1, 13, 300}) {
+      RecordedBody body = new RecordedBody(new CapturePolicy(1 << 20, true, spillDir));
+      byte[] data = bytes(5000, piece);
+      append(body, data, piece);
+      body.complete();
+      assertThat(body.bytes()).isEqualTo(data);
+      assertThat(readAll(body)).isEqualTo(data);
+      // the first piece exactly, then chunks of at least 256 bytes that double: little slack
+      assertThat(body.memoryFootprint()).isBetween(5000L, 5000L + 5000L);
+      body.discard();
+      assertThat(body.memoryFootprint()).isZero();
+    }
+  }
 }

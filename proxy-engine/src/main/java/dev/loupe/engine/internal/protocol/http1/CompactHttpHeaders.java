@@ -50,6 +50,8 @@ public final class CompactHttpHeaders extends HttpHeaders {
   /** name0, value0, name1, value1, …; null until the first field. */
   private CharSequence[] fields;
   private int size;
+  /** {@link #fields} was handed out by {@link #shareArray}: copy it before the next change. */
+  private boolean shared;
 
   /** Empty headers, validated as {@code new DefaultHttpHeaders()} validates them. */
   public CompactHttpHeaders() {
@@ -89,6 +91,26 @@ public final class CompactHttpHeaders extends HttpHeaders {
   /** A copy of the fields as name0, value0, name1, value1, … (wire order), exactly {@code 2 * size()} long. */
   public CharSequence[] toArray() {
     return size == 0 ? new CharSequence[0] : Arrays.copyOf(fields, 2 * size);
+  }
+
+  /**
+   * The fields as name0, value0, … (wire order, at least {@code 2 * size()} long) without a copy
+   * when the array has at most two unused field slots (a decoded head usually fills it), else
+   * {@link #toArray()}. A shared array is never written again: a later change here copies it first.
+   */
+  public CharSequence[] shareArray() {
+    if (size == 0 || fields.length - 2 * size > 4) {
+      return toArray();
+    }
+    shared = true;
+    return fields;
+  }
+
+  private void unshare() {
+    if (shared) {
+      fields = Arrays.copyOf(fields, fields.length);
+      shared = false;
+    }
   }
 
   private int indexOf(CharSequence name, int from) {
@@ -369,6 +391,7 @@ public final class CompactHttpHeaders extends HttpHeaders {
   // ---- writing -----------------------------------------------------------------------------
 
   private void append(CharSequence name, CharSequence value) {
+    unshare();
     if (fields == null) {
       fields = new CharSequence[16];
     } else if (2 * size == fields.length) {
@@ -413,6 +436,7 @@ public final class CompactHttpHeaders extends HttpHeaders {
   }
 
   private void removeAll(CharSequence name) {
+    unshare();
     int w = 0;
     for (int i = 0; i < size; i++) {
       if (!AsciiString.contentEqualsIgnoreCase(fields[2 * i], name)) {
@@ -528,7 +552,12 @@ public final class CompactHttpHeaders extends HttpHeaders {
   @Override
   public HttpHeaders clear() {
     if (size > 0) {
-      Arrays.fill(fields, 0, 2 * size, null);
+      if (shared) {
+        fields = null;
+        shared = false;
+      } else {
+        Arrays.fill(fields, 0, 2 * size, null);
+      }
       size = 0;
     }
     return this;

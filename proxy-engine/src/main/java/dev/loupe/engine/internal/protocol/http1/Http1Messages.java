@@ -50,7 +50,9 @@ public final class Http1Messages {
     // forwards them without a String or field object being made; Headers.fields() makes those
     // on first use (the store, a rule, the UI).
     if (h instanceof CompactHttpHeaders c) {
-      return Headers.wrap(c.toArray(), c.size()); // the decoders' headers: one array copy
+      // The decoders' headers: their array itself when it is full (CompactHttpHeaders copies it
+      // before any later change), else a copy of the used part (a flow keeps it).
+      return Headers.wrap(c.shareArray(), c.size());
     }
     CharSequence[] out = new CharSequence[2 * h.size()];
     int n = 0;

@@ -224,4 +224,42 @@ class CompactHttpHeadersTest {
     assertThat(last).isInstanceOf(LastHttpContent.class);
     ch.finishAndReleaseAll();
   }
+
+  /** A shared array (toHeaders' no-copy path) never changes afterwards, whatever changes the headers. */
+  @Test
+  void sharedArrayIsNeverWrittenAgain() {
+    List<Consumer<HttpHeaders>> changes = List.of(
+        h -> h.add("X-New", "1"), h -> h.set("Name0", "changed"), h -> h.remove("name3"),
+        h -> h.remove("absent"), HttpHeaders::clear, h -> h.set("X-Only", "1"), h -> h.add("name1", "again"));
+    for (int fields : new int[] {1, 5, 6, 7, 8, 9, 16}) {
+      for (Consumer<HttpHeaders> change : changes) {
+        CompactHttpHeaders h = new CompactHttpHeaders();
+        for (int i = 0; i < fields; i++) {
+          h.add("Name" + i, "value" + i);
+        }
+        List<String> before = wire(h);
+        CharSequence[] shared = h.shareArray();
+        assertThat(shared.length).isGreaterThanOrEqualTo(2 * fields);
+        assertThat(shared.length - 2 * fields).as("unused slots a flow would keep").isLessThanOrEqualTo(4);
+        CharSequence[] snapshot = shared.clone();
+        dev.loupe.engine.flow.Headers wrapped = dev.loupe.engine.flow.Headers.wrap(shared, fields);
+        change.accept(h);
+        change.accept(h);
+        assertThat(shared).isEqualTo(snapshot);
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < wrapped.size(); i++) {
+          seen.add(wrapped.name(i) + ": " + wrapped.value(i));
+        }
+        assertThat(seen).isEqualTo(before);
+        HttpHeaders d = new DefaultHttpHeaders();
+        for (int i = 0; i < fields; i++) {
+          d.add("Name" + i, "value" + i);
+        }
+        change.accept(d);
+        change.accept(d);
+        assertThat(wire(h)).isEqualTo(wire(d));
+      }
+    }
+    assertThat(Http1Messages.toHeaders(new CompactHttpHeaders()).size()).isZero();
+  }
 }
