@@ -314,7 +314,6 @@ public final class SessionFile implements Session {
     });
   }
 
-  /** Feeds {@code visitor} every flow {@code filter} matches, whole, in id order. */
   /**
    * Queues on the writer thread the build of each index a query of {@code filter} sorted by {@code key}
    * could use and that was not asked for before ({@link Indexing#ON_DEMAND}). The query itself does not
@@ -348,6 +347,7 @@ public final class SessionFile implements Session {
     }
   }
 
+  /** Feeds {@code visitor} every flow {@code filter} matches, whole, in id order. */
   @Override
   public void flows(Filter filter, FlowVisitor visitor, BooleanSupplier stop) throws SessionException {
     read(() -> {
