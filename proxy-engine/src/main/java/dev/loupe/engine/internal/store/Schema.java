@@ -111,7 +111,8 @@ final class Schema {
    * status>=400}), whose first page over 10<sup>6</sup> flows took 1.2 s by a scan on a loaded box
    * against 0.3 s with it (docs/PERFORMANCE.md, "The window's writer and GC").
    */
-  static final List<String> ALWAYS = List.of(INDEXES.get(2), INDEXES.get(6));
+  static final List<String> ALWAYS =
+      INDEXES.stream().filter(sql -> List.of("started", "status").contains(indexedColumn(sql))).toList();
 
   /** Numeric comparisons of a filter's SQL ({@code FilterSql}) an index can answer: {@code column op ?}. */
   private static final java.util.regex.Pattern COMPARED =
@@ -146,11 +147,6 @@ final class Schema {
    * secondary indexes ({@link #INDEXES}) only {@code indexes} are made; the others are left to be built
    * later.
    */
-  static void create(Connection c, boolean indexes) throws SQLException {
-    create(c, indexes ? INDEXES : List.of());
-  }
-
-  /** {@link #create(Connection, boolean)} with the secondary indexes {@code indexes} only. */
   static void create(Connection c, List<String> indexes) throws SQLException {
     try (Statement s = c.createStatement()) {
       for (String sql : CREATE) {

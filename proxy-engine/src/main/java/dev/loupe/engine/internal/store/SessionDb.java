@@ -71,23 +71,16 @@ public final class SessionDb implements AutoCloseable {
    * @throws SessionException naming the file and the problem; the file is unchanged then
    */
   public static SessionDb open(Path file, boolean readOnly) throws SessionException {
-    return open(file, readOnly, false);
-  }
-
-  /**
-   * {@link #open(Path, boolean)}; with {@code deferIndexes} (for writing only) the file is written
-   * without its secondary indexes: a new file is made without them and an existing one has them
-   * dropped, so that each flow written costs less; {@link #buildIndex} builds them again.
-   */
-  public static SessionDb open(Path file, boolean readOnly, boolean deferIndexes) throws SessionException {
-    return open(file, readOnly, deferIndexes ? Indexing.DEFERRED : Indexing.LIVE, Schema.VERSION, Schema.MIGRATIONS);
+    return open(file, readOnly, Indexing.LIVE, Schema.VERSION, Schema.MIGRATIONS);
   }
 
   /**
    * {@link #open(Path, boolean)} for writing with the indexes kept as {@code indexing} says: {@code
-   * DEFERRED} as {@link #open(Path, boolean, boolean)} with {@code deferIndexes}; {@code ON_DEMAND}
-   * makes a new file with {@link Schema#ALWAYS} only and leaves an existing file's indexes as they
-   * are (the others are built by {@link #buildIndex} when a query first needs them).
+   * DEFERRED} writes the file without its secondary indexes (a new file is made without them and an
+   * existing one has them dropped, so that each flow written costs less; {@link #buildIndex} builds
+   * them again); {@code ON_DEMAND} makes a new file with {@link Schema#ALWAYS} only and leaves an
+   * existing file's indexes as they are (the others are built by {@link #buildIndex} when a query
+   * first needs them).
    */
   public static SessionDb open(Path file, Indexing indexing) throws SessionException {
     return open(file, false, indexing, Schema.VERSION, Schema.MIGRATIONS);

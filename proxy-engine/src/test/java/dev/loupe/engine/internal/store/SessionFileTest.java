@@ -155,7 +155,7 @@ class SessionFileTest {
 
       @Override
       public void apply(Connection c) throws SQLException {
-        Schema.create(c, true);
+        Schema.create(c, Schema.INDEXES);
         try (Statement s = c.createStatement()) {
           s.execute("INSERT INTO flow(id, started, state, tier, method, scheme, host, port, target, url, detail)"
               + " SELECT rowid, 0, 1, 'RELAY', 'GET', 'http', 'old.example', 80, '/', url, x'00' FROM legacy");
