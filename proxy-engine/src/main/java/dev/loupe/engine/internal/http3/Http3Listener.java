@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -16,13 +17,18 @@ import io.netty.handler.codec.http3.DefaultHttp3GoAwayFrame;
 import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicCodecDispatcher;
+import io.netty.handler.codec.quic.QuicConnectionIdGenerator;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,8 +41,27 @@ import java.util.concurrent.TimeUnit;
  * CONNECTION_CLOSE is cleaned up — and no Retry round trip (a debugging proxy, not an
  * amplification target on the open internet).
  *
+ * <h3>One socket per event loop</h3>
+ * A UDP socket is one channel on one event loop, and every QUIC connection of that socket, its
+ * request streams and (through them) the origin connections of its requests run on that loop. With
+ * a single socket all of HTTP/3 ran on one thread: past ~32 busy connections Loupe stopped scaling
+ * on a 2-core box while the other core had room (docs/PERFORMANCE.md, "HTTP/3 at c=64"). With epoll
+ * the listener therefore binds one socket per loop of the group on the same port
+ * ({@code SO_REUSEPORT}); the kernel spreads clients over them by their address and port, so all
+ * packets of a connection reach the socket whose codec knows it. The connection ids Loupe issues
+ * carry the index of their socket (the first two bytes), and {@link QuicCodecDispatcher} hands a
+ * packet that lands on another socket — a client whose address changed — to the codec that owns
+ * its connection. (A client behind a NAT that rebinds did not keep its connection with the single
+ * socket before either: through a relay that changed its source port, the next request timed out;
+ * tried 2026-12-03, cause not investigated.) With NIO (no
+ * {@code SO_REUSEPORT}) there is one socket, as before.
+ *
+ * <p>{@code SO_REUSEPORT} lets another process of the same user bind the same UDP port and take a
+ * share of new clients; Loupe's TCP listener on that port number (bound first, without it) keeps
+ * a second Loupe away.
+ *
  * <p>{@link #close()} tells every connection GOAWAY (on its control stream) and closes it with
- * H3_NO_ERROR, then closes the socket.
+ * H3_NO_ERROR, then closes the sockets.
  */
 public final class Http3Listener implements AutoCloseable {
   static final int MAX_STREAMS = 256;
@@ -45,50 +70,63 @@ public final class Http3Listener implements AutoCloseable {
   static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
   private static final AttributeKey<Long> LAST_STREAM = AttributeKey.valueOf("loupe.h3.lastStream");
 
-  private final Channel udp;
+  private final List<Channel> sockets = new ArrayList<>();
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
-  private Http3Listener(Channel udp) {
-    this.udp = udp;
-  }
+  private Http3Listener() {}
 
   /**
-   * Binds UDP {@code address} on one loop of {@code group}; {@code connectionHandler} is added to
-   * every accepted QUIC connection (it installs HTTP/3).
+   * Binds UDP {@code address}: one socket per loop of {@code group} with epoll, else one socket on
+   * one loop; {@code connectionHandler} is added to every accepted QUIC connection (it installs
+   * HTTP/3).
    */
   public static Http3Listener bind(EventLoopGroup group, InetSocketAddress address, QuicServerContexts tls,
       ChannelInitializer<QuicChannel> connectionHandler) throws IOException {
-    Http3Listener[] self = new Http3Listener[1];
-    ChannelHandler codec = Http3.newQuicServerCodecBuilder()
-        .sslContext(tls.sniContext())
-        .maxIdleTimeout(IDLE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .initialMaxData(CONNECTION_WINDOW)
-        .initialMaxStreamDataBidirectionalLocal(STREAM_WINDOW)
-        .initialMaxStreamDataBidirectionalRemote(STREAM_WINDOW)
-        .initialMaxStreamsBidirectional(MAX_STREAMS)
-        .tokenHandler(null) // no Retry round trip
-        .handler(new ChannelInitializer<QuicChannel>() {
-          @Override
-          protected void initChannel(QuicChannel quic) {
-            self[0].connections.add(quic);
-            quic.pipeline().addLast(new StreamTracker());
-            quic.pipeline().addLast(connectionHandler);
-          }
-        })
-        .build();
+    Http3Listener self = new Http3Listener();
+    ChannelInitializer<QuicChannel> accepted = new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(QuicChannel quic) {
+        self.connections.add(quic);
+        quic.pipeline().addLast(new StreamTracker());
+        quic.pipeline().addLast(connectionHandler);
+      }
+    };
+    List<EventLoop> loops = new ArrayList<>();
+    if (Transports.datagramReusePort()) {
+      for (EventExecutor e : group) {
+        loops.add((EventLoop) e);
+      }
+    } else {
+      loops.add(group.next());
+    }
+    // Shared by all the sockets: it numbers them and routes a packet to the codec of its connection.
+    QuicCodecDispatcher dispatcher = new QuicCodecDispatcher() {
+      @Override
+      protected void initChannel(Channel udp, int connectionIdLength, QuicConnectionIdGenerator ids) {
+        udp.pipeline().addLast(codec(tls, accepted, connectionIdLength, ids));
+      }
+    };
+    InetSocketAddress bindTo = address;
     try {
-      Channel ch = new Bootstrap()
-          .group(group)
-          .channel(Transports.datagramChannel())
-          .option(ChannelOption.SO_RCVBUF, 4 << 20)
-          .option(ChannelOption.SO_SNDBUF, 4 << 20)
-          .handler(codec)
-          .bind(address)
-          .sync()
-          .channel();
-      self[0] = new Http3Listener(ch);
-      return self[0];
+      for (EventLoop loop : loops) {
+        Bootstrap b = new Bootstrap()
+            .group(loop)
+            .channel(Transports.datagramChannel())
+            .option(ChannelOption.SO_RCVBUF, 4 << 20)
+            .option(ChannelOption.SO_SNDBUF, 4 << 20)
+            .handler(dispatcher);
+        if (loops.size() > 1) {
+          Transports.reusePort(b);
+        }
+        Channel ch = b.bind(bindTo).sync().channel();
+        self.sockets.add(ch);
+        bindTo = (InetSocketAddress) ch.localAddress(); // the port the first got, when 0 was asked for
+      }
+      return self;
     } catch (Exception e) {
+      for (Channel ch : self.sockets) {
+        ch.close().syncUninterruptibly();
+      }
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
@@ -96,8 +134,25 @@ public final class Http3Listener implements AutoCloseable {
     }
   }
 
+  /** The QUIC server codec of one socket (each socket has its own: a codec keeps its connections). */
+  private static ChannelHandler codec(QuicServerContexts tls, ChannelInitializer<QuicChannel> accepted,
+      int connectionIdLength, QuicConnectionIdGenerator ids) {
+    return Http3.newQuicServerCodecBuilder()
+        .sslContext(tls.sniContext())
+        .maxIdleTimeout(IDLE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .initialMaxData(CONNECTION_WINDOW)
+        .initialMaxStreamDataBidirectionalLocal(STREAM_WINDOW)
+        .initialMaxStreamDataBidirectionalRemote(STREAM_WINDOW)
+        .initialMaxStreamsBidirectional(MAX_STREAMS)
+        .localConnectionIdLength(connectionIdLength)
+        .connectionIdAddressGenerator(ids)
+        .tokenHandler(null) // no Retry round trip
+        .handler(accepted)
+        .build();
+  }
+
   public InetSocketAddress address() {
-    return (InetSocketAddress) udp.localAddress();
+    return (InetSocketAddress) sockets.get(0).localAddress();
   }
 
   /** Open QUIC connections, for tests and diagnostics. */
@@ -112,7 +167,9 @@ public final class Http3Listener implements AutoCloseable {
       quic.eventLoop().execute(() -> goAwayAndClose(quic));
     }
     connections.newCloseFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
-    udp.close().syncUninterruptibly();
+    for (Channel ch : sockets) {
+      ch.close().syncUninterruptibly();
+    }
   }
 
   private static void goAwayAndClose(QuicChannel quic) {

@@ -40,6 +40,19 @@ public final class Transports {
         : io.netty.channel.socket.nio.NioDatagramChannel.class;
   }
 
+  /**
+   * Whether several UDP sockets can share one port ({@code SO_REUSEPORT}, epoll only), so that
+   * QUIC connections are spread over the event loops; see {@code Http3Listener}.
+   */
+  public static boolean datagramReusePort() {
+    return EPOLL;
+  }
+
+  /** Sets {@code SO_REUSEPORT} on a UDP bootstrap (only when {@link #datagramReusePort()}). */
+  public static void reusePort(io.netty.bootstrap.Bootstrap b) {
+    b.option(io.netty.channel.epoll.EpollChannelOption.SO_REUSEPORT, true);
+  }
+
   public static String name() {
     return EPOLL ? "epoll" : "nio";
   }

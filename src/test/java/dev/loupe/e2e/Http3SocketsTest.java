@@ -1,0 +1,95 @@
+package dev.loupe.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.flow.Flow;
+import dev.loupe.testing.ProxyFixture;
+import dev.loupe.testing.TestOrigin;
+import dev.loupe.testing.TestPki;
+import io.netty.channel.epoll.Epoll;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 19, HTTP/3 at c=64: the reverse-mode QUIC listener binds one UDP socket per event loop
+ * (SO_REUSEPORT, epoll), so QUIC connections — and the origin connections of their requests — are
+ * spread over the loops instead of all running on one thread.
+ */
+@Timeout(300)
+class Http3SocketsTest {
+  static final String NAME = "h3.loupe.test";
+  static final int LOOPS = 4;
+  static TestOrigin origin;
+  static ProxyFixture proxy;
+
+  @BeforeAll
+  static void start() throws Exception {
+    origin = TestOrigin.http();
+    proxy = ProxyFixture.start(b -> b.ioThreads(LOOPS).reverse(EngineConfig.Reverse.parse(origin.url())));
+    assertThat(proxy.engine().http3Problem()).isNull();
+  }
+
+  @AfterAll
+  static void stop() {
+    for (AutoCloseable c : new AutoCloseable[] {proxy, origin}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+  }
+
+  /**
+   * Sixteen clients, each on its own UDP socket: with four sockets on the port, their connections
+   * land on more than one (all on one: a chance of 4 in 4^16). Which socket took a connection is
+   * in the connection id Loupe issued: its first two bytes are the socket's index.
+   */
+  @Test
+  void connectionsAreSpreadOverOneSocketPerLoop() throws Exception {
+    assumeTrue(Epoll.isAvailable(), "SO_REUSEPORT needs the epoll transport");
+    String tag = UUID.randomUUID().toString();
+    int clients = 16;
+    List<Http3TestClient> open = new ArrayList<>();
+    try {
+      List<CompletableFuture<Http3TestClient.Response>> all = new ArrayList<>();
+      for (int i = 0; i < clients; i++) {
+        Http3TestClient c = new Http3TestClient(proxy.engine().http3Address(), NAME,
+            TestPki.shared().loupeCa().certificate());
+        open.add(c);
+        all.add(c.send("GET", "/bytes/100?i=" + i + "&t=" + tag, NAME + ":" + proxy.port(), 0));
+      }
+      for (CompletableFuture<Http3TestClient.Response> f : all) {
+        Http3TestClient.Response r = f.get(60, TimeUnit.SECONDS);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.length()).isEqualTo(100);
+      }
+      Set<Integer> sockets = new TreeSet<>();
+      for (int i = 0; i < clients; i++) {
+        Flow flow = proxy.awaitFlow("i=" + i + "&t=" + tag);
+        String id = flow.clientQuicConnectionId();
+        assertThat(id).as("Loupe's connection id, hex").matches("[0-9a-f]{8,}");
+        sockets.add(Integer.parseInt(id.substring(0, 4), 16));
+      }
+      assertThat(sockets).as("the socket indexes in the connection ids").allMatch(s -> s < LOOPS);
+      assertThat(sockets).as("sockets that took a connection").hasSizeGreaterThan(1);
+    } finally {
+      for (Http3TestClient c : open) {
+        c.close();
+      }
+    }
+  }
+}
