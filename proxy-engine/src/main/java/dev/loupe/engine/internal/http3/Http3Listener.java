@@ -46,8 +46,8 @@ import java.util.concurrent.TimeUnit;
  * request streams and (through them) the origin connections of its requests run on that loop. With
  * a single socket all of HTTP/3 ran on one thread: past ~32 busy connections Loupe stopped scaling
  * on a 2-core box while the other core had room (docs/PERFORMANCE.md, "HTTP/3 at c=64"). With epoll
- * the listener therefore binds one socket per loop of the group on the same port
- * ({@code SO_REUSEPORT}); the kernel spreads clients over them by their address and port, so all
+ * the listener therefore binds one socket per loop of the group (at most one per core) on the same
+ * port ({@code SO_REUSEPORT}); the kernel spreads clients over them by their address and port, so all
  * packets of a connection reach the socket whose codec knows it. The connection ids Loupe issues
  * carry the index of their socket (the first two bytes), and {@link QuicCodecDispatcher} hands a
  * packet that lands on another socket — a client whose address changed — to the codec that owns
@@ -76,8 +76,8 @@ public final class Http3Listener implements AutoCloseable {
   private Http3Listener() {}
 
   /**
-   * Binds UDP {@code address}: one socket per loop of {@code group} with epoll, else one socket on
-   * one loop; {@code connectionHandler} is added to every accepted QUIC connection (it installs
+   * Binds UDP {@code address}: with epoll one socket per loop of {@code group}, at most one per
+   * core; else one socket on one loop; {@code connectionHandler} is added to every accepted QUIC connection (it installs
    * HTTP/3).
    */
   public static Http3Listener bind(EventLoopGroup group, InetSocketAddress address, QuicServerContexts tls,
@@ -93,8 +93,13 @@ public final class Http3Listener implements AutoCloseable {
     };
     List<EventLoop> loops = new ArrayList<>();
     if (Transports.datagramReusePort()) {
+      // One socket per core at most: more loops than cores (Netty's default is two per core) would
+      // only split each loop's read batches further and add wake-ups.
+      int cores = Runtime.getRuntime().availableProcessors();
       for (EventExecutor e : group) {
-        loops.add((EventLoop) e);
+        if (loops.size() < cores) {
+          loops.add((EventLoop) e);
+        }
       }
     } else {
       loops.add(group.next());
