@@ -2,6 +2,14 @@ package dev.loupe.engine.internal.protocol.http1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.DecoderResultProvider;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.List;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -56,6 +64,14 @@ final class FastHead {
   private final boolean request;
   private final int maxInitialLine;
   private final int maxHeaderSize;
+  private final int maxChunkSize;
+  private final HttpHeadersFactory trailersFactory;
+  /** Netty's decoder is between messages: the next bytes start a message. */
+  private boolean between = true;
+  /** Netty's decoder failed a message or switched protocols: it alone reads from now on. */
+  private boolean nettyOnly = DECODER_RESULT == null;
+  /** Body bytes still to come of a message whose head was read here. */
+  private long left;
   private byte[] scratch = new byte[0];
 
   /** The scanned head's bytes: {@code bytes[base, base + length)}. */
@@ -73,14 +89,78 @@ final class FastHead {
   /** The previous heads' values by position, reused when the bytes are the same. */
   private final String[] values = new String[MAX_FIELDS];
 
-  FastHead(boolean request, int maxInitialLine, int maxHeaderSize) {
+  FastHead(boolean request, io.netty.handler.codec.http.HttpDecoderConfig config) {
     this.request = request;
-    this.maxInitialLine = maxInitialLine;
-    this.maxHeaderSize = maxHeaderSize;
+    this.maxInitialLine = config.getMaxInitialLineLength();
+    this.maxHeaderSize = config.getMaxHeaderSize();
+    this.maxChunkSize = config.getMaxChunkSize();
+    this.trailersFactory = config.getTrailersFactory();
   }
 
-  static boolean available() {
-    return DECODER_RESULT != null;
+  /** Whether a head may be read here now: Netty's decoder is between messages and has not failed. */
+  boolean mayRead() {
+    return between && !nettyOnly;
+  }
+
+  /** Whether a body of a head read here is still coming: {@link #body} reads it. */
+  boolean inBody() {
+    return left > 0;
+  }
+
+  /**
+   * After a head read here went out, framed as {@code HttpObjectDecoder} frames a message without
+   * Transfer-Encoding whose head said nothing else: {@code alwaysEmpty} (a HEAD's response, 204,
+   * 304, …) or a length of 0 (or none, in a request) end it at once, else {@link #contentLength}
+   * bytes follow.
+   */
+  void framed(HttpMessage msg, boolean alwaysEmpty, List<Object> out) {
+    out.add(msg);
+    if (alwaysEmpty || contentLength <= 0) {
+      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+    } else {
+      left = contentLength;
+      between = false;
+    }
+  }
+
+  /** A Content-Length body as {@code HttpObjectDecoder} reads one: slices of at most maxChunkSize. */
+  void body(ByteBuf buffer, List<Object> out) {
+    int readable = buffer.readableBytes();
+    if (readable == 0) {
+      return;
+    }
+    int toRead = (int) Math.min(Math.min(readable, maxChunkSize), left);
+    ByteBuf content = buffer.readRetainedSlice(toRead);
+    left -= toRead;
+    if (left == 0) {
+      out.add(new DefaultLastHttpContent(content, trailersFactory));
+      between = true;
+    } else {
+      out.add(new DefaultHttpContent(content));
+    }
+  }
+
+  /**
+   * After Netty's decoder added {@code out[before..]}: whether it is between messages now (it ended
+   * one: it waits for the next in its state that skips leading line breaks), or failed or switched
+   * protocols (a 101), after which it alone reads. A call that added nothing may have left it in
+   * the middle of a first line (even without reading: it leaves the skipping state when it sees the
+   * line start), so the rest of that message is its.
+   */
+  void track(List<Object> out, int before) {
+    int n = out.size();
+    if (n == before) {
+      between = false;
+      return;
+    }
+    for (int i = before; i < n; i++) {
+      Object o = out.get(i);
+      if (o instanceof DecoderResultProvider p && p.decoderResult().isFailure()
+          || o instanceof HttpResponse r && r.status().code() == 101) {
+        nettyOnly = true;
+      }
+    }
+    between = out.get(n - 1) instanceof LastHttpContent;
   }
 
   /** Netty's decoder result for a head of these sizes. */

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -55,18 +57,10 @@ public final class OriginCodec
    */
   final class Decoder extends HttpResponseDecoder {
     private final FastHead head;
-    private final int maxChunkSize;
-    /** Netty's decoder is between messages: the next bytes start a response. */
-    private boolean between = true;
-    /** Netty's decoder failed a message or switched protocols: it alone reads from now on. */
-    private boolean nettyOnly = !FastHead.available();
-    /** Body bytes still to come of a response whose head was read here. */
-    private long left;
 
     Decoder(HttpDecoderConfig config) {
       super(config);
-      head = new FastHead(false, config.getMaxInitialLineLength(), config.getMaxHeaderSize());
-      maxChunkSize = config.getMaxChunkSize();
+      head = new FastHead(false, config);
     }
 
     @Override
@@ -77,40 +71,20 @@ public final class OriginCodec
           return;
         }
         out.add(buffer.readBytes(readable));
-      } else if (left > 0) {
-        body(buffer, out);
-      } else if (between && !nettyOnly && head(buffer, out)) {
-        return;
-      } else {
+      } else if (head.inBody()) {
+        head.body(buffer, out);
+      } else if (!head.mayRead() || !head(buffer, out)) {
         int before = out.size();
-        int readerIndex = buffer.readerIndex();
         super.decode(ctx, buffer, out);
-        track(out, before, buffer.readerIndex() != readerIndex);
+        head.track(out, before);
       }
-    }
-
-    /** Whether Netty's decoder is between messages after its call added {@code out[before..]}. */
-    private void track(List<Object> out, int before, boolean read) {
-      int n = out.size();
-      if (n == before) {
-        between &= !read;
-        return;
-      }
-      for (int i = before; i < n; i++) {
-        Object o = out.get(i);
-        if (o instanceof io.netty.handler.codec.DecoderResultProvider p && p.decoderResult().isFailure()
-            || o instanceof HttpResponse r && r.status().code() == 101) {
-          nettyOnly = true;
-        }
-      }
-      between = out.get(n - 1) instanceof io.netty.handler.codec.http.LastHttpContent;
     }
 
     /**
      * Reads a head in {@link FastHead}'s subset as {@code HttpObjectDecoder} would: the same words
      * and names through this decoder's overrides, {@code createMessage}, the fields added in order
-     * (Netty's validators run), the decoder result, then the framing of a Content-Length response.
-     * False, reading nothing, when the head is not in the subset or a validator refuses it.
+     * (Netty's validators run), the decoder result, {@code isContentAlwaysEmpty} (the pairing), then
+     * the framing. False, reading nothing, when the head is not in the subset or a validator refuses it.
      */
     private boolean head(ByteBuf buffer, List<Object> out) throws Exception {
       int length = head.scan(buffer);
@@ -125,7 +99,7 @@ public final class OriginCodec
             splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
             splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
             splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
-        io.netty.handler.codec.http.HttpHeaders headers = msg.headers();
+        HttpHeaders headers = msg.headers();
         for (int i = 0, n = head.fieldCount; i < n; i++) {
           headers.add(splitHeaderName(a, head.nameStart(i), head.nameLength(i)), head.value(i));
         }
@@ -134,36 +108,12 @@ public final class OriginCodec
       }
       buffer.skipBytes(length);
       msg.setDecoderResult(FastHead.decoderResult(head.initialLineLength, head.headerSize));
-      if (isContentAlwaysEmpty(msg)) {
-        io.netty.handler.codec.http.HttpUtil.setTransferEncodingChunked(msg, false);
-        out.add(msg);
-        out.add(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT);
-      } else if (head.contentLength == 0) {
-        out.add(msg);
-        out.add(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT);
-      } else {
-        out.add(msg);
-        left = head.contentLength;
-        between = false;
+      boolean empty = isContentAlwaysEmpty(msg);
+      if (empty) {
+        HttpUtil.setTransferEncodingChunked(msg, false);
       }
+      head.framed(msg, empty, out);
       return true;
-    }
-
-    /** A Content-Length body as {@code HttpObjectDecoder} reads one: slices of at most maxChunkSize. */
-    private void body(ByteBuf buffer, List<Object> out) {
-      int readable = buffer.readableBytes();
-      if (readable == 0) {
-        return;
-      }
-      int toRead = (int) Math.min(Math.min(readable, maxChunkSize), left);
-      ByteBuf content = buffer.readRetainedSlice(toRead);
-      left -= toRead;
-      if (left == 0) {
-        out.add(new io.netty.handler.codec.http.DefaultLastHttpContent(content, trailersFactory));
-        between = true;
-      } else {
-        out.add(new io.netty.handler.codec.http.DefaultHttpContent(content));
-      }
     }
 
     @Override
