@@ -34,7 +34,10 @@ import java.util.List;
  * connection (later bytes pass through as buffers); anything else is framed as Netty's
  * {@link HttpResponseDecoder} frames it (1xx, 204, 304 without a body; Content-Length, chunked,
  * else until close). Parsing, limits and validation (the smuggling defences) are
- * {@link HttpResponseDecoder}'s own, untouched: only the copies of names and words differ.
+ * {@link HttpResponseDecoder}'s own, untouched: only the copies of names and words differ, and a
+ * plain response head with a Content-Length ({@link FastHead}'s subset, which leaves every other
+ * head to Netty's decoder) is read here into the same objects, its values reused while they repeat
+ * on the connection.
  *
  * <p>{@code OriginCodecTest} decodes the same byte streams with this codec and with
  * {@code HttpClientCodec} and compares what comes out.
