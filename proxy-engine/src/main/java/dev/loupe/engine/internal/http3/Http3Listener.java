@@ -41,22 +41,23 @@ import java.util.concurrent.TimeUnit;
  * CONNECTION_CLOSE is cleaned up — and no Retry round trip (a debugging proxy, not an
  * amplification target on the open internet).
  *
- * <h3>One socket per event loop</h3>
+ * <h3>One socket, or several</h3>
  * A UDP socket is one channel on one event loop, and every QUIC connection of that socket, its
- * request streams and (through them) the origin connections of its requests run on that loop. With
- * a single socket all of HTTP/3 ran on one thread: past ~32 busy connections Loupe stopped scaling
- * on a 2-core box while the other core had room (docs/PERFORMANCE.md, "HTTP/3 at c=64"). With epoll
- * the listener therefore binds one socket per loop of the group (at most one per core) on the same
- * port ({@code SO_REUSEPORT}); the kernel spreads clients over them by their address and port, so all
- * packets of a connection reach the socket whose codec knows it. The connection ids Loupe issues
- * carry the index of their socket (the first two bytes), and {@link QuicCodecDispatcher} hands a
- * packet that lands on another socket — a client whose address changed — to the codec that owns
- * its connection. (A client behind a NAT that rebinds did not keep its connection with the single
- * socket before either: through a relay that changed its source port, the next request timed out;
- * tried 2026-12-03, cause not investigated.) With NIO (no
- * {@code SO_REUSEPORT}) there is one socket, as before.
+ * request streams and (through them) the origin connections of its requests run on that loop: all
+ * of HTTP/3 on one thread. With {@code -Dloupe.h3.sockets=N} (epoll only) the listener binds N
+ * sockets on the same port ({@code SO_REUSEPORT}), one per event loop up to the group's size; the
+ * kernel spreads clients over them by address and port, so a connection, its streams and its origin
+ * legs live on one socket's loop. The connection ids Loupe issues carry their socket's index (the
+ * first two bytes), and {@link QuicCodecDispatcher} hands a packet that lands on another socket (a
+ * client whose address changed) to the codec that owns its connection. The default is one socket:
+ * on the 2-core box, with the load generator and the origin beside it, two sockets cost ~50 % more
+ * event-loop CPU per request and gave fewer requests per second (docs/PERFORMANCE.md, "HTTP/3 at
+ * c=64"): one loop's read batch covers many connections and leaves in one flush, several split it.
+ * (A client behind a NAT that rebinds did not keep its connection with one socket either: through a
+ * relay that changed its source port the next request timed out; tried 2026-12-03, cause not
+ * investigated.)
  *
- * <p>{@code SO_REUSEPORT} lets another process of the same user bind the same UDP port and take a
+ * <p>With several sockets, {@code SO_REUSEPORT} lets another process of the same user bind the same UDP port and take a
  * share of new clients; Loupe's TCP listener on that port number (bound first, without it) keeps
  * a second Loupe away.
  *
@@ -68,6 +69,8 @@ public final class Http3Listener implements AutoCloseable {
   static final long CONNECTION_WINDOW = 16L << 20;
   static final long STREAM_WINDOW = 2L << 20;
   static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /** How many UDP sockets to bind (epoll only, at most one per event loop); default 1. */
+  public static final String SOCKETS_PROPERTY = "loupe.h3.sockets";
   private static final AttributeKey<Long> LAST_STREAM = AttributeKey.valueOf("loupe.h3.lastStream");
 
   private final List<Channel> sockets = new ArrayList<>();
@@ -76,9 +79,9 @@ public final class Http3Listener implements AutoCloseable {
   private Http3Listener() {}
 
   /**
-   * Binds UDP {@code address}: with epoll one socket per loop of {@code group}, at most one per
-   * core; else one socket on one loop; {@code connectionHandler} is added to every accepted QUIC connection (it installs
-   * HTTP/3).
+   * Binds UDP {@code address}: one socket on one loop of {@code group}, or as many as {@value
+   * #SOCKETS_PROPERTY} says on as many loops (epoll); {@code connectionHandler} is added to every
+   * accepted QUIC connection (it installs HTTP/3).
    */
   public static Http3Listener bind(EventLoopGroup group, InetSocketAddress address, QuicServerContexts tls,
       ChannelInitializer<QuicChannel> connectionHandler) throws IOException {
@@ -92,12 +95,10 @@ public final class Http3Listener implements AutoCloseable {
       }
     };
     List<EventLoop> loops = new ArrayList<>();
-    if (Transports.datagramReusePort()) {
-      // One socket per core at most: more loops than cores (Netty's default is two per core) would
-      // only split each loop's read batches further and add wake-ups.
-      int cores = Runtime.getRuntime().availableProcessors();
+    int wanted = Integer.getInteger(SOCKETS_PROPERTY, 1);
+    if (wanted > 1 && Transports.datagramReusePort()) {
       for (EventExecutor e : group) {
-        if (loops.size() < cores) {
+        if (loops.size() < wanted) {
           loops.add((EventLoop) e);
         }
       }
