@@ -250,6 +250,17 @@ public final class SessionWindowBenchmark {
               k * seconds, (k + 1) * seconds, sorted[Math.min(sorted.length - 1, (int) (sorted.length * 0.99))] / 1e6,
               sorted[sorted.length - 1] / 1e6, sorted.length));
         });
+        // the five longest, with when they were posted: a stall at start-up and one at a young collection look alike
+        Integer[] order = new Integer[waits.size()];
+        for (int i = 0; i < order.length; i++) {
+          order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(waits.get(b), waits.get(a)));
+        out.append("; longest:");
+        for (int i = 0; i < Math.min(5, order.length); i++) {
+          out.append(String.format(Locale.ROOT, " %.1f ms at %.1f s", waits.get(order[i]) / 1e6,
+              (postedAt.get(order[i]) - t0) / 1e9));
+        }
         return out.toString();
       }
     }
