@@ -195,7 +195,9 @@ final class RowSource {
     long id = ids[i];
     FlowRow r = live.get(id);
     if (r != null) {
-      read.add(id);
+      if (catalog != FlowCatalog.NONE) { // without a catalog no row is dropped: reads need no mark
+        read.add(id);
+      }
       return r;
     }
     r = cache.get(id);
