@@ -40,7 +40,9 @@ final class BreakpointInterceptor extends BuiltInInterceptor {
     if (!list.active()) {
       return false;
     }
-    for (InterceptList.Compiled<Breakpoint> b : list.compiled()) {
+    java.util.List<InterceptList.Compiled<Breakpoint>> compiled = list.compiled();
+    for (int i = 0, n = compiled.size(); i < n; i++) { // by index: no iterator per exchange
+      InterceptList.Compiled<Breakpoint> b = compiled.get(i);
       if (b.entry().enabled() && b.filter().couldMatch(flow)) {
         return true;
       }

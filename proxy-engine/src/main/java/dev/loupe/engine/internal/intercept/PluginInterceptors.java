@@ -30,6 +30,9 @@ final class PluginInterceptors implements Interceptor {
   /** Whether any enabled plugin may change {@code flow} (its filter can still match it). */
   @Override
   public boolean couldChange(Flow flow) {
+    if (entries.isEmpty()) {
+      return false; // no iterator per exchange when no plugin is loaded
+    }
     for (PluginEntry e : entries) {
       Filter f = e.filter;
       if (e.enabled && f != null && f.couldMatch(flow)) {

@@ -1,9 +1,9 @@
 package dev.loupe.engine.internal.relay;
 
 import dev.loupe.engine.api.EngineConfig;
+import dev.loupe.engine.internal.protocol.http1.ClientSideCodec;
 import dev.loupe.engine.internal.protocol.http1.CompactHttpHeaders;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 
 /** Handler names and factories shared by the legs. */
@@ -34,8 +34,9 @@ final class Pipelines {
 
   private Pipelines() {}
 
-  static HttpServerCodec serverCodec(EngineConfig.Limits limits) {
-    return new HttpServerCodec(new HttpDecoderConfig()
+  /** The client leg's HTTP/1 codec: Netty's {@code HttpServerCodec}, plain request heads read by Loupe. */
+  static ClientSideCodec serverCodec(EngineConfig.Limits limits) {
+    return new ClientSideCodec(new HttpDecoderConfig()
         .setMaxInitialLineLength(limits.maxInitialLineLength())
         .setMaxHeaderSize(limits.maxHeaderSize())
         .setMaxChunkSize(limits.maxChunkSize())

@@ -13,7 +13,6 @@ import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.util.ReferenceCountUtil;
@@ -77,7 +76,7 @@ final class WebSocketUpgrade {
    * decoder fires the bytes it had buffered beyond the request to the next handler, the leg.
    */
   static void removeHttpDecoder(ChannelPipeline p) {
-    if (p.get(Pipelines.HTTP_SERVER_CODEC) instanceof HttpServerCodec codec) {
+    if (p.get(Pipelines.HTTP_SERVER_CODEC) instanceof dev.loupe.engine.internal.protocol.http1.ClientSideCodec codec) {
       codec.removeInboundHandler();
     }
   }

@@ -235,6 +235,26 @@ public final class Http1Messages {
    * {@code transfer-encoding: chunked} when a body of unknown length follows ({@code
    * streamedBody}: an HTTP/2 request without END_STREAM on its HEADERS and without content-length).
    */
+  /** The last {@link RequestHead#authority()} made, by host, port and scheme (any thread may replace it). */
+  private record Authority(String host, int port, String scheme, String value) {}
+
+  private static volatile Authority lastAuthority = new Authority("", -1, "", "");
+
+  /**
+   * {@code head.authority()}, the String made for the previous request when it had the same host,
+   * port and scheme (a reverse proxy's every request; a browser's run of requests to one site).
+   */
+  static String authority(RequestHead head) {
+    Authority a = lastAuthority;
+    String host = head.host();
+    if (a.port == head.port() && (a.host == host || a.host.equals(host)) && a.scheme.equals(head.scheme())) {
+      return a.value;
+    }
+    String value = head.authority();
+    lastAuthority = new Authority(host, head.port(), head.scheme(), value);
+    return value;
+  }
+
   public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket, boolean streamedBody) {
     HopByHop drop = HopByHop.of(head.headers());
     HttpHeaders out = new CompactHttpHeaders();
@@ -245,7 +265,7 @@ public final class Http1Messages {
       CharSequence value = headers.value(i);
       if (isToken(name, 0, name.length(), "host")) {
         if (!hostSeen) {
-          out.add(HttpHeaderNames.HOST, head.authority());
+          out.add(HttpHeaderNames.HOST, authority(head));
           hostSeen = true;
         }
         continue;

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -32,7 +34,10 @@ import java.util.List;
  * connection (later bytes pass through as buffers); anything else is framed as Netty's
  * {@link HttpResponseDecoder} frames it (1xx, 204, 304 without a body; Content-Length, chunked,
  * else until close). Parsing, limits and validation (the smuggling defences) are
- * {@link HttpResponseDecoder}'s own, untouched: only the copies of names and words differ.
+ * {@link HttpResponseDecoder}'s own, untouched: only the copies of names and words differ, and a
+ * plain response head with a Content-Length ({@link FastHead}'s subset, which leaves every other
+ * head to Netty's decoder) is read here into the same objects, its values reused while they repeat
+ * on the connection.
  *
  * <p>{@code OriginCodecTest} decodes the same byte streams with this codec and with
  * {@code HttpClientCodec} and compares what comes out.
@@ -48,10 +53,17 @@ public final class OriginCodec
     init(new Decoder(config), new Encoder());
   }
 
-  /** The response side: {@link HttpResponseDecoder} with the pairing above and shared words. */
+  /**
+   * The response side: {@link HttpResponseDecoder} with the pairing above and shared words; a plain
+   * response head with a Content-Length ({@link FastHead}'s subset) and its body are read here,
+   * making the objects Netty's decoder makes for them, anything else by Netty's decoder.
+   */
   final class Decoder extends HttpResponseDecoder {
+    private final FastHead head;
+
     Decoder(HttpDecoderConfig config) {
       super(config);
+      head = new FastHead(false, config);
     }
 
     @Override
@@ -62,9 +74,49 @@ public final class OriginCodec
           return;
         }
         out.add(buffer.readBytes(readable));
-      } else {
+      } else if (head.inBody()) {
+        head.body(buffer, out);
+      } else if (!head.mayRead() || !head(buffer, out)) {
+        int before = out.size();
         super.decode(ctx, buffer, out);
+        head.track(out, before);
       }
+    }
+
+    /**
+     * Reads a head in {@link FastHead}'s subset as {@code HttpObjectDecoder} would: the same words
+     * and names through this decoder's overrides, {@code createMessage}, the fields added in order
+     * (Netty's validators run), the decoder result, {@code isContentAlwaysEmpty} (the pairing), then
+     * the framing. False, reading nothing, when the head is not in the subset or a validator refuses it.
+     */
+    private boolean head(ByteBuf buffer, List<Object> out) throws Exception {
+      int length = head.scan(buffer);
+      if (length < 0) {
+        return false;
+      }
+      byte[] a = head.bytes;
+      int[] w = head.words;
+      HttpMessage msg;
+      try {
+        msg = createMessage(new String[] {
+            splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
+            splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
+            splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
+        HttpHeaders headers = msg.headers();
+        for (int i = 0, n = head.fieldCount; i < n; i++) {
+          headers.add(splitHeaderName(a, head.nameStart(i), head.nameLength(i)), head.value(i));
+        }
+      } catch (RuntimeException e) {
+        return false; // Netty's decoder reads it again and fails it its way
+      }
+      buffer.skipBytes(length);
+      msg.setDecoderResult(FastHead.decoderResult(head.initialLineLength, head.headerSize));
+      boolean empty = isContentAlwaysEmpty(msg);
+      if (empty) {
+        HttpUtil.setTransferEncodingChunked(msg, false);
+      }
+      head.framed(msg, empty, out);
+      return true;
     }
 
     @Override
