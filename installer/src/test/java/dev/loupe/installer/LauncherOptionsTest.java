@@ -29,6 +29,22 @@ class LauncherOptionsTest {
         .contains("-XX:TrimNativeHeapInterval=5000 -XX:+UseG1GC");
   }
 
+  @Test
+  void theJvmRunningTheTestsAcceptsItsMemoryOptions() throws Exception {
+    // a misspelt or unknown -XX option stops the launcher before the window opens: ask this JVM (17 in the build,
+    // 25 with -Djvm=...) to start with the options the launcher gives its version
+    int feature = Runtime.version().feature();
+    java.util.List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(LauncherOptions.memory(feature));
+    cmd.add("-XX:+PrintFlagsFinal"); // the young generation's cap, which the idle and headless RSS targets rest on
+    cmd.add("-version");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+    assertThat(out).containsPattern("MaxNewSize +(:)?= 33554432 ");
+  }
+
   private static String printed(String... args) {
     PrintStream out = System.out;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

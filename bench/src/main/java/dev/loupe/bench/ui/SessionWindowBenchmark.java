@@ -44,6 +44,8 @@ public final class SessionWindowBenchmark {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0].replace("_", "")) : 1_000_000;
     int rate = args.length > 1 ? Integer.parseInt(args[1].replace("_", "")) : 5_000;
+    // the scrolling-alone phase after the ingest (20 s; bench/session-window.sh's AOT training run asks for less)
+    int scrollSeconds = Integer.getInteger("loupe.bench.scrollSeconds", 20);
     System.setProperty("glass.platform", System.getProperty("glass.platform", "Monocle"));
     System.setProperty("monocle.platform", System.getProperty("monocle.platform", "Headless"));
     System.setProperty("prism.order", System.getProperty("prism.order", "sw"));
@@ -79,7 +81,9 @@ public final class SessionWindowBenchmark {
     Heartbeat heartbeat = new Heartbeat();
     heartbeat.uiThread = (Long) parts[2];
     heartbeat.start();
-    AtomicBoolean scrolling = new AtomicBoolean(true);
+    // -Dloupe.bench.scroll=false: no scroller (bench/session-window.sh's AOT training: load into the window only, as
+    // the installer's AotTraining does)
+    AtomicBoolean scrolling = new AtomicBoolean(Boolean.parseBoolean(System.getProperty("loupe.bench.scroll", "true")));
     AtomicInteger scrolls = new AtomicInteger();
     Thread scroller = new Thread(() -> {
       java.util.Random random = new java.util.Random(42);
@@ -123,6 +127,7 @@ public final class SessionWindowBenchmark {
     awaitCount(table, n);
     long shown = System.nanoTime();
     long rssEnd = rss("VmRSS");
+    String ingestWindows = heartbeat.windows(t0, 20);
     String ingestWaits = heartbeat.drain();
     int ingestScrolls = scrolls.getAndSet(0);
     long uiCpu1 = heartbeat.uiCpu();
@@ -131,20 +136,22 @@ public final class SessionWindowBenchmark {
         n / ((flushed - t0) / 1e9), n, (shown - t0) / 1e9);
     System.out.printf(Locale.ROOT, "  UI thread while ingesting and scrolling (%,d jumps): waits %s%n", ingestScrolls,
         ingestWaits);
+    System.out.printf(Locale.ROOT, "  the same per 20 s of the ingest (from its start): %s%n", ingestWindows);
     System.out.printf(Locale.ROOT, "  UI thread's CPU while ingesting and scrolling: %.1f s (%.1f ms per jump, all work counted)%n",
         (uiCpu1 - uiCpu0) / 1e9, (uiCpu1 - uiCpu0) / 1e6 / Math.max(1, ingestScrolls));
     System.out.printf(Locale.ROOT, "  RSS at the end of the ingest %s (sampled peak %s, VmHWM %s); heap used %s%n",
         mib(rssEnd), mib(Math.max(peakRss, rssEnd)), mib(rss("VmHWM")), mib(heapUsed()));
 
     long s0 = System.nanoTime();
-    while (System.nanoTime() - s0 < TimeUnit.SECONDS.toNanos(20)) {
+    while (System.nanoTime() - s0 < TimeUnit.SECONDS.toNanos(scrollSeconds)) {
       Thread.sleep(100);
     }
     scrolling.set(false);
     scroller.join();
     String scrollWaits = heartbeat.drain();
     long uiCpu2 = heartbeat.uiCpu();
-    System.out.printf(Locale.ROOT, "  UI thread scrolling %,d flows for 20 s (%,d jumps): waits %s%n", n, scrolls.get(),
+    System.out.printf(Locale.ROOT, "  UI thread scrolling %,d flows for %d s (%,d jumps): waits %s%n", n, scrollSeconds,
+        scrolls.get(),
         scrollWaits);
     System.out.printf(Locale.ROOT, "  UI thread's CPU scrolling alone: %.2f s (%.1f ms per jump)%n", (uiCpu2 - uiCpu1) / 1e9,
         (uiCpu2 - uiCpu1) / 1e6 / Math.max(1, scrolls.get()));
@@ -171,6 +178,8 @@ public final class SessionWindowBenchmark {
     private final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final List<Long> waits = new ArrayList<>();
     private final List<Long> busy = new ArrayList<>();
+    /** When each wait in {@link #waits} was posted (System.nanoTime). */
+    private final List<Long> postedAt = new ArrayList<>();
     private volatile long uiThread = -1;
 
     Heartbeat() {
@@ -190,6 +199,7 @@ public final class SessionWindowBenchmark {
           long b = cpuAtPost < 0 ? -1 : threads.getCurrentThreadCpuTime() - cpuAtPost;
           synchronized (waits) {
             waits.add(w);
+            postedAt.add(posted);
             if (b >= 0) {
               busy.add(b);
             }
@@ -217,7 +227,41 @@ public final class SessionWindowBenchmark {
         String out = summary();
         waits.clear();
         busy.clear();
+        postedAt.clear();
         return out;
+      }
+    }
+
+    /**
+     * The waits since the last drain per {@code seconds}-long window from {@code t0}: "0-20 s p99 .. ms (n probes)"
+     * for each window, so that the first seconds (class loading, JIT warm-up) show apart from the rest.
+     */
+    String windows(long t0, int seconds) {
+      synchronized (waits) {
+        long width = TimeUnit.SECONDS.toNanos(seconds);
+        java.util.TreeMap<Long, List<Long>> by = new java.util.TreeMap<>();
+        for (int i = 0; i < waits.size(); i++) {
+          by.computeIfAbsent(Math.max(0, postedAt.get(i) - t0) / width, k -> new ArrayList<>()).add(waits.get(i));
+        }
+        StringBuilder out = new StringBuilder();
+        by.forEach((k, w) -> {
+          long[] sorted = sorted(w);
+          out.append(String.format(Locale.ROOT, "%s%d-%d s p99 %.1f ms, max %.1f ms (%,d)", out.length() == 0 ? "" : "; ",
+              k * seconds, (k + 1) * seconds, sorted[Math.min(sorted.length - 1, (int) (sorted.length * 0.99))] / 1e6,
+              sorted[sorted.length - 1] / 1e6, sorted.length));
+        });
+        // the five longest, with when they were posted: a stall at start-up and one at a young collection look alike
+        Integer[] order = new Integer[waits.size()];
+        for (int i = 0; i < order.length; i++) {
+          order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(waits.get(b), waits.get(a)));
+        out.append("; longest:");
+        for (int i = 0; i < Math.min(5, order.length); i++) {
+          out.append(String.format(Locale.ROOT, " %.1f ms at %.1f s", waits.get(order[i]) / 1e6,
+              (postedAt.get(order[i]) - t0) / 1e9));
+        }
+        return out.toString();
       }
     }
 

@@ -438,7 +438,7 @@ public final class FlowListViewModel implements AutoCloseable {
     }
     if (batch.isEmpty()) {
       if (rows.liveRows() > store.size()) {
-        rows.sweep();
+        rows.sweep(visible.key() == SortKey.ID);
       }
       return;
     }
@@ -453,7 +453,7 @@ public final class FlowListViewModel implements AutoCloseable {
     // batches: counting batches alone let a whole ingest's rows, and their flows, pile up here). Flows held here
     // after the store let them go outlive young collections and are copied by each (docs/PERFORMANCE.md, issue 15)
     if (++pulses % SWEEP_EVERY == 0 || rows.liveRows() > store.size() + SWEEP_SLACK) {
-      rows.sweep();
+      rows.sweep(visible.key() == SortKey.ID);
     }
   }
 
@@ -465,8 +465,10 @@ public final class FlowListViewModel implements AutoCloseable {
     visible.begin();
     for (int i = 0; i < made.rows().size(); i++) {
       FlowRow row = made.rows().get(i);
-      // as last shown: a live row, or a swept one (a state of the flow still pending when the sweep took its row)
-      FlowRow was = rows.known(row.id());
+      // as last shown: a live row, or a swept one (a state of the flow still pending when the sweep took its row); in
+      // id order the place is found by id, in another the last shown columns say where the row is (read back if the
+      // sweep dropped the row)
+      FlowRow was = visible.key() == SortKey.ID ? rows.known(row.id()) : rows.lastShown(row.id());
       int inAll = all.indexOf(row.id(), was);
       int inVisible = visible.indexOf(row.id(), was);
       rows.putLive(row);
@@ -498,6 +500,11 @@ public final class FlowListViewModel implements AutoCloseable {
   /** Live rows held (tests, diagnostics). */
   int liveRows() {
     return rows.liveRows();
+  }
+
+  /** Stored rows kept in the row cache (tests, diagnostics). */
+  int cachedRows() {
+    return rows.cachedRows();
   }
 
   @Override

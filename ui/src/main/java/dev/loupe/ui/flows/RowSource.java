@@ -8,10 +8,12 @@ import dev.loupe.engine.flow.FlowStore;
 import dev.loupe.engine.flow.FlowTier;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -29,6 +31,15 @@ import java.util.logging.Logger;
  * for the collector to copy. Without a catalog ({@link FlowCatalog#NONE}) a flow the store let go is in
  * no file, and its row keeps it.
  *
+ * <h3>Which swept rows are kept</h3>
+ * In id order (the table's default, ascending or descending), only those the table read while they were live
+ * (on screen, or read for a list change): the rest are dropped, and read back from the catalog a page at a
+ * time if the table ever asks for them. In another order every swept row is kept: there a batch finds a
+ * row's place by its last shown columns (a binary search that reads rows). At 5,000 flows
+ * a second, caching every swept row kept the newest 8,192 rows (1.6 s of flows) alive: every one of them
+ * outlived a young collection, was copied and promoted (docs/PERFORMANCE.md, "The 10^6-flow window's UI p99").
+ * A state of a flow still pending when its row was dropped finds its last columns through {@link #lastShown}.
+ *
  * <p>UI thread only, apart from {@link #load} (any thread).
  */
 final class RowSource {
@@ -44,6 +55,10 @@ final class RowSource {
   private volatile FlowCatalog catalog;
   /** Rows of flows the live store held at the last batch. */
   private final Map<Long, FlowRow> live = new HashMap<>();
+  /** Ids of {@link #live} rows the table read ({@link #row}): the rows {@link #sweep} keeps in the cache. */
+  private final Set<Long> read = new HashSet<>();
+  /** Every row {@link #sweep} dropped has an id below this. */
+  private long droppedBelow;
   private final LinkedHashMap<Long, FlowRow> cache = new LinkedHashMap<>(1024, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Long, FlowRow> eldest) {
@@ -74,6 +89,8 @@ final class RowSource {
   void reset(FlowCatalog next) {
     catalog = next;
     live.clear();
+    read.clear();
+    droppedBelow = 0;
     cache.clear();
     synchronized (loaded) {
       loaded.clear();
@@ -118,21 +135,55 @@ final class RowSource {
   /**
    * Moves the rows of flows the store no longer holds (written to the file) to the cache, as stored rows: their
    * columns as last shown, their flow read back from the catalog when asked. Flows the store still holds (in
-   * flight, paused at a breakpoint, not written yet) keep their live rows.
+   * flight, paused at a breakpoint, not written yet) keep their live rows. {@code dropUnread}: rows the table did
+   * not read while they were live are dropped instead (see the class comment).
    */
-  void sweep() {
+  void sweep(boolean dropUnread) {
     boolean stored = catalog != FlowCatalog.NONE;
     for (Iterator<Map.Entry<Long, FlowRow>> it = live.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Long, FlowRow> e = it.next();
-      if (store.get(e.getKey()) == null) {
+      long id = e.getKey();
+      if (store.get(id) == null) {
         it.remove();
         FlowRow r = e.getValue();
+        if (!read.remove(id) && stored && dropUnread) {
+          // never read: the catalog has it, a page read away if the table asks (see the class comment)
+          droppedBelow = Math.max(droppedBelow, id + 1);
+          continue;
+        }
         // the store publishes nothing more for a flow it forgot, so these columns are its last ones; a state
         // still pending for it comes as a new live row (putLive) and takes the place of this one
-        cache.put(e.getKey(), !stored || r.ref() instanceof StoredRef ? r : new FlowRow(r.summary(), null,
+        cache.put(id, !stored || r.ref() instanceof StoredRef ? r : new FlowRow(r.summary(), null,
             new StoredRef(r.id(), this)));
       }
     }
+  }
+
+  /**
+   * The row of {@code id} as last shown, for a state of it a batch brings: {@link #known}, else, if {@link #sweep}
+   * may have dropped its row, the catalog's (one read; only for a flow the store let go before the UI applied its
+   * last state), else null (a flow new to the table).
+   */
+  FlowRow lastShown(long id) {
+    FlowRow r = known(id);
+    if (r != null || id >= droppedBelow) {
+      return r;
+    }
+    try {
+      FlowSummary s = catalog.summaries(new long[] {id}, 0, 1).get(id);
+      if (s != null) {
+        r = stored(s);
+        cache.put(id, r);
+      }
+    } catch (SessionException e) {
+      LOG.log(Level.WARNING, "reading a row of the session", e);
+    }
+    return r;
+  }
+
+  /** Rows read from the catalog or swept, kept (tests). */
+  int cachedRows() {
+    return cache.size();
   }
 
   int liveRows() {
@@ -142,7 +193,14 @@ final class RowSource {
   /** The row at {@code ids[i]}, reading the page around it from the catalog when it is not known. */
   FlowRow row(long[] ids, int i, int size) {
     long id = ids[i];
-    FlowRow r = known(id);
+    FlowRow r = live.get(id);
+    if (r != null) {
+      if (catalog != FlowCatalog.NONE) { // without a catalog no row is dropped: reads need no mark
+        read.add(id);
+      }
+      return r;
+    }
+    r = cache.get(id);
     if (r != null) {
       return r;
     }
