@@ -10,6 +10,8 @@ import dev.loupe.testing.ProxyFixture;
 import dev.loupe.testing.TestOrigin;
 import dev.loupe.testing.TestPki;
 import io.netty.channel.epoll.Epoll;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -70,14 +72,42 @@ class Http3SocketsTest {
     assertThat(socketsTaken(proxy, 24)).as("sockets that took a connection").containsExactly(0, 1);
   }
 
-  /** By default one socket takes them all. */
+  /**
+   * By default one UDP socket on the port (the listener as it always was, with QUIC's own
+   * connection ids), and it serves; with the property, as many as asked.
+   */
   @Test
   void byDefaultOneSocket() throws Exception {
+    assumeTrue(Files.isReadable(Path.of("/proc/net/udp")), "counts sockets in /proc/net/udp");
+    assertThat(udpSocketsOn(proxy.engine().http3Address().getPort())).isEqualTo(Epoll.isAvailable() ? SOCKETS : 1);
     try (ProxyFixture single = ProxyFixture.start(b -> b.ioThreads(LOOPS)
         .reverse(EngineConfig.Reverse.parse(origin.url())))) {
       assertThat(single.engine().http3Problem()).isNull();
-      assertThat(socketsTaken(single, 8)).as("sockets that took a connection").containsExactly(0);
+      assertThat(udpSocketsOn(single.engine().http3Address().getPort())).isEqualTo(1);
+      String tag = UUID.randomUUID().toString();
+      try (Http3TestClient c = new Http3TestClient(single.engine().http3Address(), NAME,
+          TestPki.shared().loupeCa().certificate())) {
+        Http3TestClient.Response r = c.send("GET", "/bytes/100?t=" + tag, NAME + ":" + single.port(), 0)
+            .get(60, TimeUnit.SECONDS);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.length()).isEqualTo(100);
+      }
+      assertThat(single.awaitFlow("t=" + tag).clientQuicConnectionId()).matches("[0-9a-f]{8,}");
     }
+  }
+
+  /** UDP sockets bound to {@code port} (IPv4 and IPv6), from the kernel's tables. */
+  private static long udpSocketsOn(int port) throws Exception {
+    String local = String.format(":%04X", port);
+    long n = 0;
+    for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
+      Path t = Path.of(table);
+      if (Files.isReadable(t)) {
+        n += Files.readAllLines(t).stream().skip(1)
+            .filter(l -> l.trim().split("\\s+")[1].endsWith(local)).count();
+      }
+    }
+    return n;
   }
 
   /**
