@@ -3,6 +3,7 @@ package dev.loupe.engine.internal.relay;
 import dev.loupe.engine.api.EngineConfig;
 import dev.loupe.engine.flow.WebSocketMessage;
 import dev.loupe.engine.internal.exchange.Exchange;
+import dev.loupe.engine.internal.protocol.http1.ClientSideCodec;
 import dev.loupe.engine.internal.protocol.http1.Http1Messages;
 import dev.loupe.engine.internal.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBuf;
@@ -76,7 +77,7 @@ final class WebSocketUpgrade {
    * decoder fires the bytes it had buffered beyond the request to the next handler, the leg.
    */
   static void removeHttpDecoder(ChannelPipeline p) {
-    if (p.get(Pipelines.HTTP_SERVER_CODEC) instanceof dev.loupe.engine.internal.protocol.http1.ClientSideCodec codec) {
+    if (p.get(Pipelines.HTTP_SERVER_CODEC) instanceof ClientSideCodec codec) {
       codec.removeInboundHandler();
     }
   }

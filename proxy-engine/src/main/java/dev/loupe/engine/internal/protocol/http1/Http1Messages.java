@@ -225,16 +225,6 @@ public final class Http1Messages {
     return null;
   }
 
-  /**
-   * The request to send to the origin: origin-form target, end-to-end headers only, {@code Host}
-   * set to the target's authority. {@code webSocket} keeps the upgrade headers (minus extensions,
-   * so frames stay uncompressed and readable).
-   */
-  /**
-   * The request to send to an origin: end-to-end headers, {@code Host} from the authority, and
-   * {@code transfer-encoding: chunked} when a body of unknown length follows ({@code
-   * streamedBody}: an HTTP/2 request without END_STREAM on its HEADERS and without content-length).
-   */
   /** The last {@link RequestHead#authority()} made, by host, port and scheme (any thread may replace it). */
   private record Authority(String host, int port, String scheme, String value) {}
 
@@ -255,6 +245,13 @@ public final class Http1Messages {
     return value;
   }
 
+  /**
+   * The request to send to an origin: origin-form target, end-to-end headers only, {@code Host} set
+   * to the target's authority, and {@code transfer-encoding: chunked} when a body of unknown length
+   * follows ({@code streamedBody}: an HTTP/2 request without END_STREAM on its HEADERS and without
+   * content-length). {@code webSocket} keeps the upgrade headers (minus extensions, so frames stay
+   * uncompressed and readable).
+   */
   public static HttpRequest toOriginRequest(RequestHead head, boolean webSocket, boolean streamedBody) {
     HopByHop drop = HopByHop.of(head.headers());
     HttpHeaders out = new CompactHttpHeaders();
