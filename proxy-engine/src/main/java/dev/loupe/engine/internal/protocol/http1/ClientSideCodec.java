@@ -7,7 +7,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -108,7 +107,7 @@ public final class ClientSideCodec
   }
 
   /** The request side: {@link HttpRequestDecoder}, plain heads read by {@link FastHead}, methods queued. */
-  public final class Decoder extends HttpRequestDecoder {
+  public final class Decoder extends HttpRequestDecoder implements FastHead.Steps {
     private final FastHead head;
     private boolean discard;
     /** The previous request's target, reused when the next one's bytes are the same. */
@@ -128,7 +127,7 @@ public final class ClientSideCodec
       int before = out.size();
       if (head.inBody()) {
         head.body(buffer, out);
-      } else if (!head.mayRead() || !head(buffer, out)) {
+      } else if (!head.mayRead() || !head.read(buffer, out, this)) {
         super.decode(ctx, buffer, out);
         head.track(out, before);
       }
@@ -146,39 +145,22 @@ public final class ClientSideCodec
       }
     }
 
-    /**
-     * Reads a head in {@link FastHead}'s subset as {@code HttpObjectDecoder} would (see
-     * {@code OriginCodec.Decoder}); false, reading nothing, when it is not in the subset or a
-     * validator refuses it.
-     */
-    private boolean head(ByteBuf buffer, List<Object> out) throws Exception {
-      int length = head.scan(buffer);
-      if (length < 0) {
-        return false;
-      }
-      byte[] a = head.bytes;
-      int[] w = head.words;
-      HttpMessage msg;
-      try {
-        msg = createMessage(new String[] {
-            splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
-            splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
-            splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
-        HttpHeaders headers = msg.headers();
-        for (int i = 0, n = head.fieldCount; i < n; i++) {
-          headers.add(splitHeaderName(a, head.nameStart(i), head.nameLength(i)), head.value(i));
-        }
-      } catch (RuntimeException e) {
-        return false; // Netty's decoder reads it again and fails it its way
-      }
-      buffer.skipBytes(length);
-      msg.setDecoderResult(FastHead.decoderResult(head.initialLineLength, head.headerSize));
-      boolean empty = isContentAlwaysEmpty(msg);
-      if (empty) {
-        io.netty.handler.codec.http.HttpUtil.setTransferEncodingChunked(msg, false);
-      }
-      head.framed(msg, empty, out);
-      return true;
+    @Override
+    public HttpMessage message(byte[] a, int[] w) throws Exception {
+      return createMessage(new String[] {
+          splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
+          splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
+          splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
+    }
+
+    @Override
+    public AsciiString name(byte[] a, int start, int length) {
+      return splitHeaderName(a, start, length);
+    }
+
+    @Override
+    public boolean alwaysEmpty(HttpMessage msg) {
+      return isContentAlwaysEmpty(msg);
     }
 
     @Override
@@ -190,14 +172,8 @@ public final class ClientSideCodec
     @SuppressWarnings("deprecation")
     protected String splitSecondWordInitialLine(byte[] sb, int start, int length) {
       String prev = target;
-      if (prev != null && prev.length() == length) {
-        int j = 0;
-        while (j < length && prev.charAt(j) == sb[start + j]) {
-          j++;
-        }
-        if (j == length) {
-          return prev;
-        }
+      if (FastHead.same(prev, sb, start, length)) {
+        return prev;
       }
       String s = new String(sb, 0, start, length);
       target = s;

@@ -5,10 +5,13 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import java.util.List;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -74,18 +77,17 @@ final class FastHead {
   private long left;
   private byte[] scratch = new byte[0];
 
-  /** The scanned head's bytes: {@code bytes[base, base + length)}. */
-  byte[] bytes;
-  int base;
+  /** The scanned head's bytes (the buffer's array, or the scratch copy of a direct buffer's head). */
+  private byte[] bytes;
   /** Start and end of the three words of the first line, as offsets into {@link #bytes}. */
-  final int[] words = new int[6];
-  int initialLineLength;
-  int headerSize;
-  int fieldCount;
+  private final int[] words = new int[6];
+  private int initialLineLength;
+  private int headerSize;
+  private int fieldCount;
   /** Per field: name start, name end, value start, value end (offsets into {@link #bytes}). */
   private final int[] fields = new int[MAX_FIELDS * 4];
   /** Content-Length's value, -1 when the head has none. */
-  long contentLength;
+  private long contentLength;
   /** The previous heads' values by position, reused when the bytes are the same. */
   private final String[] values = new String[MAX_FIELDS];
 
@@ -113,7 +115,7 @@ final class FastHead {
    * 304, …) or a length of 0 (or none, in a request) end it at once, else {@link #contentLength}
    * bytes follow.
    */
-  void framed(HttpMessage msg, boolean alwaysEmpty, List<Object> out) {
+  private void framed(HttpMessage msg, boolean alwaysEmpty, List<Object> out) {
     out.add(msg);
     if (alwaysEmpty || contentLength <= 0) {
       out.add(LastHttpContent.EMPTY_LAST_CONTENT);
@@ -164,7 +166,7 @@ final class FastHead {
   }
 
   /** Netty's decoder result for a head of these sizes. */
-  static DecoderResult decoderResult(int initialLineLength, int headerSize) {
+  private static DecoderResult decoderResult(int initialLineLength, int headerSize) {
     try {
       return (DecoderResult) DECODER_RESULT.invokeExact(initialLineLength, headerSize);
     } catch (Throwable t) {
@@ -176,7 +178,7 @@ final class FastHead {
    * Scans the head at {@code buf}'s reader index: its length in bytes (through the empty line) when
    * it is complete and in the subset, else -1. Reads nothing from {@code buf}.
    */
-  int scan(ByteBuf buf) {
+  private int scan(ByteBuf buf) {
     if (DECODER_RESULT == null) {
       return -1;
     }
@@ -299,43 +301,95 @@ final class FastHead {
       return -1;
     }
     bytes = a;
-    base = from;
     headerSize = size;
     fieldCount = n;
     contentLength = length;
     return p - from;
   }
 
-  int nameStart(int i) {
+  private int nameStart(int i) {
     return fields[i * 4];
   }
 
-  int nameLength(int i) {
+  private int nameLength(int i) {
     return fields[i * 4 + 1] - fields[i * 4];
   }
 
   /** Field {@code i}'s value: the previous head's {@code String} at {@code i} when equal, else a new one. */
   @SuppressWarnings("deprecation")
-  String value(int i) {
+  private String value(int i) {
     int start = fields[i * 4 + 2];
     int len = fields[i * 4 + 3] - start;
     if (len == 0) {
       return "";
     }
     String prev = values[i];
-    if (prev != null && prev.length() == len) {
-      byte[] a = bytes;
-      int j = 0;
-      while (j < len && prev.charAt(j) == a[start + j]) {
-        j++;
-      }
-      if (j == len) {
-        return prev;
-      }
+    if (same(prev, bytes, start, len)) {
+      return prev;
     }
     String s = new String(bytes, 0, start, len);
     values[i] = s;
     return s;
+  }
+
+  /** Whether {@code s} is the ASCII text of {@code a[start, start + len)} (a null {@code s} is not). */
+  static boolean same(String s, byte[] a, int start, int len) {
+    if (s == null || s.length() != len) {
+      return false;
+    }
+    for (int j = 0; j < len; j++) {
+      if (s.charAt(j) != a[start + j]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The steps of Netty's {@code HttpObjectDecoder} that a head read here goes through, protected
+   * there: the decoder using this {@code FastHead} lends them (its own overrides included).
+   */
+  interface Steps {
+    /** {@code createMessage} of the three words, each split by the decoder's {@code split…WordInitialLine}. */
+    HttpMessage message(byte[] a, int[] words) throws Exception;
+
+    /** {@code splitHeaderName}. */
+    AsciiString name(byte[] a, int start, int length);
+
+    /** {@code isContentAlwaysEmpty} (the decoder's pairing of requests and responses). */
+    boolean alwaysEmpty(HttpMessage msg);
+  }
+
+  /**
+   * Reads a head in the subset as {@code HttpObjectDecoder} would: the words and names through the
+   * decoder's {@code steps}, {@code createMessage}, the fields added in order (Netty's validators
+   * run), the decoder result, {@code isContentAlwaysEmpty}, then the framing ({@link #framed}).
+   * False, reading nothing, when the head is not in the subset or a validator refuses it: Netty's
+   * decoder then reads it and fails it its way.
+   */
+  boolean read(ByteBuf buffer, List<Object> out, Steps steps) throws Exception {
+    int length = scan(buffer);
+    if (length < 0) {
+      return false;
+    }
+    HttpMessage msg;
+    try {
+      msg = steps.message(bytes, words);
+      HttpHeaders headers = msg.headers();
+      for (int i = 0, n = fieldCount; i < n; i++) {
+        headers.add(steps.name(bytes, nameStart(i), nameLength(i)), value(i));
+      }
+    } catch (RuntimeException e) {
+      return false;
+    }
+    buffer.skipBytes(length);
+    msg.setDecoderResult(decoderResult(initialLineLength, headerSize));
+    boolean empty = steps.alwaysEmpty(msg);
+    if (empty) {
+      HttpUtil.setTransferEncodingChunked(msg, false);
+    }
+    framed(msg, empty, out);
+    return true;
   }
 
   /** {@code METHOD SP target SP HTTP/1.x CRLF}: the offset after it, or -1. */

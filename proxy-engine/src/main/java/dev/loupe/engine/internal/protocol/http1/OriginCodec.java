@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -14,7 +13,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -58,7 +56,7 @@ public final class OriginCodec
    * response head with a Content-Length ({@link FastHead}'s subset) and its body are read here,
    * making the objects Netty's decoder makes for them, anything else by Netty's decoder.
    */
-  final class Decoder extends HttpResponseDecoder {
+  final class Decoder extends HttpResponseDecoder implements FastHead.Steps {
     private final FastHead head;
 
     Decoder(HttpDecoderConfig config) {
@@ -76,47 +74,29 @@ public final class OriginCodec
         out.add(buffer.readBytes(readable));
       } else if (head.inBody()) {
         head.body(buffer, out);
-      } else if (!head.mayRead() || !head(buffer, out)) {
+      } else if (!head.mayRead() || !head.read(buffer, out, this)) {
         int before = out.size();
         super.decode(ctx, buffer, out);
         head.track(out, before);
       }
     }
 
-    /**
-     * Reads a head in {@link FastHead}'s subset as {@code HttpObjectDecoder} would: the same words
-     * and names through this decoder's overrides, {@code createMessage}, the fields added in order
-     * (Netty's validators run), the decoder result, {@code isContentAlwaysEmpty} (the pairing), then
-     * the framing. False, reading nothing, when the head is not in the subset or a validator refuses it.
-     */
-    private boolean head(ByteBuf buffer, List<Object> out) throws Exception {
-      int length = head.scan(buffer);
-      if (length < 0) {
-        return false;
-      }
-      byte[] a = head.bytes;
-      int[] w = head.words;
-      HttpMessage msg;
-      try {
-        msg = createMessage(new String[] {
-            splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
-            splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
-            splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
-        HttpHeaders headers = msg.headers();
-        for (int i = 0, n = head.fieldCount; i < n; i++) {
-          headers.add(splitHeaderName(a, head.nameStart(i), head.nameLength(i)), head.value(i));
-        }
-      } catch (RuntimeException e) {
-        return false; // Netty's decoder reads it again and fails it its way
-      }
-      buffer.skipBytes(length);
-      msg.setDecoderResult(FastHead.decoderResult(head.initialLineLength, head.headerSize));
-      boolean empty = isContentAlwaysEmpty(msg);
-      if (empty) {
-        HttpUtil.setTransferEncodingChunked(msg, false);
-      }
-      head.framed(msg, empty, out);
-      return true;
+    @Override
+    public HttpMessage message(byte[] a, int[] w) throws Exception {
+      return createMessage(new String[] {
+          splitFirstWordInitialLine(a, w[0], w[1] - w[0]),
+          splitSecondWordInitialLine(a, w[2], w[3] - w[2]),
+          splitThirdWordInitialLine(a, w[4], w[5] - w[4])});
+    }
+
+    @Override
+    public AsciiString name(byte[] a, int start, int length) {
+      return splitHeaderName(a, start, length);
+    }
+
+    @Override
+    public boolean alwaysEmpty(HttpMessage msg) {
+      return isContentAlwaysEmpty(msg);
     }
 
     @Override
