@@ -295,7 +295,11 @@ final class Parser {
     return Character.isWhitespace(c);
   }
 
-  /** Whether {@link #argument} reads {@code text} back, unquoted, as exactly {@code text}. */
+  /**
+   * Whether {@link #argument} reads {@code text} back, unquoted, as exactly {@code text}, wherever it
+   * stands: its parentheses balance, since a word left with one open would take the {@code )} of an
+   * enclosing group that follows it ({@code (~u \(x)}: a regex's escaped parenthesis counts too).
+   */
   static boolean isBareArgument(String text) {
     if (text.isEmpty() || "!&|)~'\"".indexOf(text.charAt(0)) >= 0) {
       return false;
@@ -308,7 +312,7 @@ final class Parser {
       }
       depth += c == '(' ? 1 : c == ')' ? -1 : 0;
     }
-    return true;
+    return depth == 0;
   }
 
   /** Whether a comparison reads {@code text} back, unquoted, as exactly {@code text}. */

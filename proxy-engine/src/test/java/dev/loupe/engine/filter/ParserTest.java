@@ -95,6 +95,16 @@ class ParserTest {
   }
 
   @Test
+  void anArgumentWithAnUnclosedParenthesisIsPrintedQuotedSoAGroupAroundItReadsBack() {
+    // found by FilterFuzzTest: printed bare, "\\(x" took the group's ')' when read back (invalid regex)
+    Filter f = Filter.parse("~e | ~u '\\(x'");
+    assertThat(f).hasToString("~e | ~u \"\\(x\"");
+    Filter grouped = Filter.parse("~q & (" + f + ")");
+    assertThat(Filter.parse(grouped.toString())).hasToString(grouped.toString());
+    assertThat(Filter.parse("~d (a|b)c")).as("balanced: still bare").hasToString("~d (a|b)c");
+  }
+
+  @Test
   void quotedStringsKeepRegexEscapesAndUnescapeQuotes() {
     assertThat(Filter.parse("~b \"a \\\"b\\\" \\d\"")).hasToString("~b \"a \\\"b\\\" \\d\"");
     assertThat(Filter.parse("~b 'it\\'s'")).hasToString("~b it's");
